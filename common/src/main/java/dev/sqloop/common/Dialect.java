@@ -1,0 +1,45 @@
+package dev.sqloop.common;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
+
+/** SQL dialects sqloop generates, validates and executes. */
+public enum Dialect {
+    TRINO("Trino"),
+    PRESTO("Presto"),
+    HIVE("HiveQL"),
+    SPARKSQL("Spark SQL"),
+    POSTGRES("PostgreSQL"),
+    DUCKDB("DuckDB");
+
+    private final String displayName;
+
+    Dialect(String displayName) {
+        this.displayName = displayName;
+    }
+
+    /** How prompts name the dialect: "Write Trino SQL". */
+    public String displayName() {
+        return displayName;
+    }
+
+    @JsonValue
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @JsonCreator
+    public static Dialect fromWire(String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        return switch (v) {
+            case "trino" -> TRINO;
+            case "presto", "prestodb" -> PRESTO;
+            case "hive", "hiveql" -> HIVE;
+            case "sparksql", "spark", "spark-sql" -> SPARKSQL;
+            case "postgres", "postgresql" -> POSTGRES;
+            case "duckdb" -> DUCKDB;
+            default -> throw new IllegalArgumentException("unknown dialect '" + value + "' (trino, presto, hive, sparksql, postgres, duckdb)");
+        };
+    }
+}

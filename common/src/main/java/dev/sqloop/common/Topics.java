@@ -1,0 +1,38 @@
+package dev.sqloop.common;
+
+import java.util.List;
+
+/** The one registry of sqloop topic names and their intended partition counts. */
+public final class Topics {
+    public static final String RETRIEVE_EXAMPLES = "retrieve-examples";
+    public static final String GENERATE = "generate";
+    public static final String STATIC_VALIDATE = "static-validate";
+    public static final String EXECUTE = "execute";
+    public static final String REPAIR_FEEDBACK = "repair-feedback";
+    public static final String SUCCESS = "success";
+    public static final String RESULTS = "results";
+    public static final String EVENTS = "events";
+    public static final String FEEDBACK = "feedback";
+    public static final String DLQ = "dlq";
+
+    /** A topic and how it is created: partitions, and whether it is compacted (latest value per key). */
+    public record Spec(String name, int partitions, boolean compacted) {}
+
+    /**
+     * Every topic with its intended partition count. Work topics get 6 partitions so a stage can run up to
+     * six consumer-group members; in-flight concurrency inside one member does not need more.
+     */
+    public static final List<Spec> ALL = List.of(
+            new Spec(RETRIEVE_EXAMPLES, 6, false),
+            new Spec(GENERATE, 6, false),
+            new Spec(STATIC_VALIDATE, 6, false),
+            new Spec(EXECUTE, 6, false),
+            new Spec(REPAIR_FEEDBACK, 6, false),
+            new Spec(SUCCESS, 6, false),
+            new Spec(RESULTS, 6, true),
+            new Spec(EVENTS, 6, false),
+            new Spec(FEEDBACK, 1, false),
+            new Spec(DLQ, 1, false));
+
+    private Topics() {}
+}

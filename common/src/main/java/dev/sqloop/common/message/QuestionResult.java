@@ -1,0 +1,75 @@
+package dev.sqloop.common.message;
+
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.error.Outcomes;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The final state of a question, as kept on the compacted {@code results} topic.
+ *
+ * @param status {@code succeeded} or {@code failed}
+ * @param reason one of {@link Outcomes}: why it ended
+ */
+public record QuestionResult(
+        int schemaVersion,
+        String questionId,
+        String tenant,
+        String batchId,
+        String datasource,
+        String question,
+        String status,
+        String reason,
+        ErrorCategory errorCategory,
+        String errorMessage,
+        String sql,
+        int attempts,
+        List<Issue> issues,
+        Execution execution,
+        TokenUsage usage,
+        Map<String, Long> timings,
+        Instant submittedAt,
+        Instant completedAt,
+        Map<String, String> metadata) implements Message {
+
+    public static final String SUCCEEDED = "succeeded";
+    public static final String FAILED = "failed";
+
+    public QuestionResult {
+        Objects.requireNonNull(questionId, "questionId");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(reason, "reason");
+        schemaVersion = schemaVersion <= 0 ? CURRENT_SCHEMA_VERSION : schemaVersion;
+        issues = issues == null ? List.of() : List.copyOf(issues);
+        usage = usage == null ? TokenUsage.ZERO : usage;
+        timings = timings == null ? Map.of() : Map.copyOf(timings);
+        metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+    }
+
+    public static QuestionResult succeeded(QuestionTask task, Instant now) {
+        String reason = task.attempt() == 1 ? Outcomes.FIRST_ATTEMPT_SUCCESS : Outcomes.CORRECTED_SUCCESS;
+        return of(task, SUCCEEDED, reason, null, null, now);
+    }
+
+    public static QuestionResult failed(QuestionTask task, String reason, ErrorCategory category, String message, Instant now) {
+        return of(task, FAILED, reason, category, message, now);
+    }
+
+    private static QuestionResult of(QuestionTask t, String status, String reason, ErrorCategory category, String message,
+                                     Instant now) {
+        return new QuestionResult(CURRENT_SCHEMA_VERSION, t.questionId(), t.tenant(), t.batchId(), t.datasource(),
+                t.question(), status, reason, category, message, t.sql(), t.attempt(), t.issues(), t.execution(),
+                t.usage(), t.timings(), t.submittedAt(), now, t.metadata());
+    }
+
+    public boolean succeeded() {
+        return SUCCEEDED.equals(status);
+    }
+
+    @Override
+    public String key() {
+        return questionId;
+    }
+}

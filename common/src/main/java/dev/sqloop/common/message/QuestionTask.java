@@ -1,0 +1,132 @@
+package dev.sqloop.common.message;
+
+import dev.sqloop.common.SqloopHeaders;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The working state of one question as it moves through the stages. Each stage fills its part
+ * (examples and linked schema once; SQL, issues and execution per attempt) and passes it on.
+ *
+ * @param attempt 1-based; only the repair worker increments it
+ * @param timings milliseconds spent per stage, summed over attempts
+ */
+public record QuestionTask(
+        int schemaVersion,
+        String questionId,
+        String tenant,
+        String batchId,
+        String datasource,
+        String question,
+        int attempt,
+        int maxAttempts,
+        Instant submittedAt,
+        Instant deadline,
+        List<Example> examples,
+        LinkedSchema linkedSchema,
+        NlConstraints constraints,
+        String sql,
+        String previousSql,
+        List<Issue> issues,
+        String correctionPrompt,
+        Execution execution,
+        TokenUsage usage,
+        Map<String, Long> timings,
+        Map<String, String> metadata) implements Message {
+
+    public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
+    public QuestionTask {
+        requireText(questionId, "questionId");
+        requireText(datasource, "datasource");
+        Objects.requireNonNull(question, "question");
+        if (attempt < 1) throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
+        if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
+        schemaVersion = schemaVersion <= 0 ? CURRENT_SCHEMA_VERSION : schemaVersion;
+        tenant = tenant == null ? "default" : tenant;
+        examples = examples == null ? List.of() : List.copyOf(examples);
+        issues = issues == null ? List.of() : List.copyOf(issues);
+        usage = usage == null ? TokenUsage.ZERO : usage;
+        timings = timings == null ? Map.of() : Map.copyOf(timings);
+        metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+    }
+
+    private static void requireText(String value, String name) {
+        if (value == null || value.isBlank()) throw new IllegalArgumentException(name + " is required");
+    }
+
+    /** A new question at attempt 1. */
+    public static QuestionTask create(String questionId, String tenant, String datasource, String question,
+                                      int maxAttempts, Instant submittedAt) {
+        return new QuestionTask(CURRENT_SCHEMA_VERSION, questionId, tenant, null, datasource, question, 1, maxAttempts,
+                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null);
+    }
+
+    @Override
+    public String key() {
+        return questionId;
+    }
+
+    @Override
+    public Map<String, String> headers() {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put(SqloopHeaders.QUESTION_ID, questionId);
+        h.put(SqloopHeaders.ATTEMPT, Integer.toString(attempt));
+        h.put(SqloopHeaders.MAX_ATTEMPTS, Integer.toString(maxAttempts));
+        h.put(SqloopHeaders.DATASOURCE, datasource);
+        h.put(SqloopHeaders.TENANT, tenant);
+        if (deadline != null) h.put(SqloopHeaders.DEADLINE, Long.toString(deadline.toEpochMilli()));
+        if (previousSql != null) h.put(SqloopHeaders.PREVIOUS_SQL, previousSql);
+        return h;
+    }
+
+    public QuestionTask withBatch(String batchId, Instant deadline, Map<String, String> metadata) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata);
+    }
+
+    public QuestionTask withContext(List<Example> examples, LinkedSchema linkedSchema, NlConstraints constraints) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata);
+    }
+
+    /** The SQL of this attempt (from the LLM or a stored example), clearing the previous attempt's findings. */
+    public QuestionTask withSql(String sql, TokenUsage spent) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), correctionPrompt,
+                null, usage.plus(spent), timings, metadata);
+    }
+
+    public QuestionTask withIssues(List<Issue> issues) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata);
+    }
+
+    public QuestionTask withExecution(Execution execution) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata);
+    }
+
+    /** The next attempt: attempt+1, the failed SQL becomes {@code previousSql}, the correction prompt is set. */
+    public QuestionTask nextAttempt(String correctionPrompt) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt + 1, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, null, sql, issues, correctionPrompt,
+                null, usage, timings, metadata);
+    }
+
+    /** Adds time spent in a stage (summed over attempts). */
+    public QuestionTask withTiming(String stage, long millis) {
+        Map<String, Long> t = new LinkedHashMap<>(timings);
+        t.merge(stage, millis, Long::sum);
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, t, metadata);
+    }
+}

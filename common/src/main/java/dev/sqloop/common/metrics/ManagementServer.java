@@ -1,0 +1,55 @@
+package dev.sqloop.common.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+
+/** The per-process management endpoint: {@code /metrics} (Prometheus text), {@code /healthy}, {@code /ready}. */
+public final class ManagementServer implements AutoCloseable {
+    private final HttpServer server;
+
+    private ManagementServer(HttpServer server) {
+        this.server = server;
+    }
+
+    /** Starts on {@code host:port}; port 0 picks a free one (see {@link #port()}). */
+    public static ManagementServer start(String host, int port, PrometheusMeterRegistry registry,
+                                         BooleanSupplier healthy, BooleanSupplier ready) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
+        server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
+        server.createContext("/healthy", ex -> probe(ex, healthy));
+        server.createContext("/ready", ex -> probe(ex, ready));
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.start();
+        return new ManagementServer(server);
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void probe(HttpExchange ex, BooleanSupplier check) throws IOException {
+        boolean ok = check.getAsBoolean();
+        respond(ex, ok ? 200 : 503, "application/json", ok ? "{\"status\":\"UP\"}" : "{\"status\":\"DOWN\"}");
+    }
+
+    private static void respond(HttpExchange ex, int status, String contentType, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", contentType);
+        ex.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.sqloop.common.metrics;
+
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+/**
+ * Metric names shared by the stages (dot-case; Prometheus shows {@code sqloop_questions_total} etc.)
+ * and the registry every process exposes.
+ */
+public final class Metrics {
+    /** Counter, tags datasource, dialect, outcome = first_attempt_success | corrected_success | failed. */
+    public static final String QUESTIONS = "sqloop.questions";
+    /** Counter, tags stage, category. */
+    public static final String ERRORS = "sqloop.errors";
+    /** Counter, tags category, outcome. */
+    public static final String REPAIRS = "sqloop.repairs";
+    /** Distribution summary of attempts used per finished question. */
+    public static final String ATTEMPTS = "sqloop.attempts";
+    /** Timer, tags stage, outcome. */
+    public static final String STAGE_DURATION = "sqloop.stage.duration";
+    public static final String LLM_DURATION = "sqloop.llm.duration";
+    public static final String END_TO_END = "sqloop.end.to.end";
+
+    private Metrics() {}
+
+    /** A Prometheus registry with JVM and process binders attached. */
+    public static PrometheusMeterRegistry newRegistry() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        return registry;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.sqloop.common.runtime;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.KafkaSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** Builds Kafka clients with sqloop's settings, and creates topics. */
+public final class KafkaClients {
+    private KafkaClients() {}
+
+    public static Map<String, Object> consumerProperties(KafkaSettings kafka, String groupId, int maxPollRecords, String clientId) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        // The runner commits itself, only offsets whose records (and all below) finished.
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // A new group reads from the start: at-least-once, nothing skipped.
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.putAll(kafka.clientOverrides());
+        return p;
+    }
+
+    public static Map<String, Object> producerProperties(KafkaSettings kafka, String clientId) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        // Many virtual threads send at once: a few ms of linger batches them into fewer requests.
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.putAll(kafka.clientOverrides());
+        return p;
+    }
+
+    public static Producer<byte[], byte[]> producer(KafkaSettings kafka, String clientId) {
+        return new KafkaProducer<>(producerProperties(kafka, clientId));
+    }
+
+    /**
+     * A runner for {@code stage} on {@code inputTopic} with its own consumer and producer, both closed with the
+     * runner, and Kafka client metrics (consumer lag among them) bound to {@code registry}.
+     */
+    public static <I> StageRunner<I> runner(Stage<I> stage, String inputTopic, KafkaSettings kafka,
+                                            RunnerSettings settings, MeterRegistry registry) {
+        String clientId = settings.groupId() + "-" + Long.toHexString(System.nanoTime());
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+                consumerProperties(kafka, settings.groupId(), settings.maxPollRecords(), clientId + "-consumer"));
+        Producer<byte[], byte[]> producer = producer(kafka, clientId + "-producer");
+        KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(consumer);
+        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(producer);
+        consumerMetrics.bindTo(registry);
+        producerMetrics.bindTo(registry);
+        return new StageRunner<>(stage, inputTopic, consumer, producer, settings, registry, Clock.systemUTC())
+                .closing(consumerMetrics)
+                .closing(producerMetrics)
+                .closing(() -> producer.close(Duration.ofSeconds(10)));
+    }
+
+    public static Admin admin(KafkaSettings kafka) {
+        Map<String, Object> p = new HashMap<>(kafka.clientOverrides());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        return Admin.create(p);
+    }
+
+    /** Creates missing topics from the registry (replication factor from the broker default), then waits for leaders. */
+    public static void ensureTopics(KafkaSettings kafka, List<Topics.Spec> specs, Duration timeout) {
+        try (Admin admin = admin(kafka)) {
+            Set<String> existing = admin.listTopics().names().get();
+            List<NewTopic> missing = specs.stream().filter(s -> !existing.contains(s.name()))
+                    .map(s -> {
+                        NewTopic t = new NewTopic(s.name(), java.util.Optional.of(s.partitions()), java.util.Optional.empty());
+                        return s.compacted() ? t.configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)) : t;
+                    })
+                    .toList();
+            if (!missing.isEmpty()) {
+                try {
+                    admin.createTopics(missing).all().get();
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) throw e;
+                }
+            }
+            awaitLeaders(admin, specs.stream().map(Topics.Spec::name).collect(Collectors.toSet()), timeout);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create topics: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics", e);
+        }
+    }
+
+    /** {@code createTopics} returns before every partition has a leader; producing then fails for a while. */
+    private static void awaitLeaders(Admin admin, Set<String> names, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                boolean ready = admin.describeTopics(names).allTopicNames().get().values().stream()
+                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                if (ready) return;
+            } catch (ExecutionException e) {
+                // metadata not propagated yet: keep waiting
+            }
+            if (System.nanoTime() > deadline) throw new IllegalStateException("topics " + names + " have no leaders after " + timeout);
+            Thread.sleep(50);
+        }
+    }
+}

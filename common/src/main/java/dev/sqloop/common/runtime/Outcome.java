@@ -1,0 +1,56 @@
+package dev.sqloop.common.runtime;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.message.Message;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What a stage decided for one input: messages to send on, or nothing. */
+public sealed interface Outcome permits Outcome.Send, Outcome.Drop {
+
+    /** One message for one topic. */
+    record Emission(String topic, Message message) {}
+
+    /**
+     * Messages to produce. {@code kind} names the decision for metrics: {@code forward}, {@code repair},
+     * {@code final}.
+     */
+    record Send(String kind, List<Emission> emissions) implements Outcome {
+        public Send {
+            emissions = List.copyOf(emissions);
+        }
+
+        /** The same decision, plus a side message (an attempt event, a capture…). */
+        public Send and(String topic, Message message) {
+            List<Emission> all = new ArrayList<>(emissions);
+            all.add(new Emission(topic, message));
+            return new Send(kind, all);
+        }
+    }
+
+    /** Nothing to produce (a duplicate, a stale command); the input is acknowledged. */
+    record Drop(String reason) implements Outcome {}
+
+    static Send forward(String topic, Message message) {
+        return new Send("forward", List.of(new Emission(topic, message)));
+    }
+
+    static Send repair(QuestionTask task) {
+        return new Send("repair", List.of(new Emission(Topics.REPAIR_FEEDBACK, task)));
+    }
+
+    static Send finish(QuestionResult result) {
+        return new Send("final", List.of(new Emission(Topics.RESULTS, result)));
+    }
+
+    static Drop drop(String reason) {
+        return new Drop(reason);
+    }
+
+    /** The metrics tag for this outcome. */
+    default String kind() {
+        return this instanceof Send s ? s.kind() : "drop";
+    }
+}

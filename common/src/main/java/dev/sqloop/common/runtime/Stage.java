@@ -1,0 +1,51 @@
+package dev.sqloop.common.runtime;
+
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import java.time.Instant;
+
+/**
+ * A pipeline step as a pure function: one decoded input in, one {@link Outcome} out. No Kafka types here;
+ * {@link StageRunner} owns consuming, producing, retries and the dead-letter queue.
+ *
+ * <p>Throw {@link InfrastructureException} for a failure worth retrying unchanged (LLM 429/5xx, dropped
+ * warehouse connection); the runner retries it with backoff and never counts it as an attempt. Any other
+ * exception is a defect for this record: it goes to the DLQ at once. A wrong SQL is not an exception but
+ * an ordinary {@link Outcome}.
+ */
+public interface Stage<I> {
+
+    /** Short stable name, used in metrics tags, logs and dead-letter headers. */
+    String name();
+
+    Class<I> inputType();
+
+    Outcome process(I input, StageContext context) throws Exception;
+
+    /**
+     * What ends a record whose processing failed for good (infrastructure budget exhausted, or a defect).
+     * The record also goes to the DLQ. For questions the default is a final failed result, so nothing stays
+     * "in progress"; stages override it to name the reason ({@code llm_unavailable}…).
+     */
+    default Outcome onGiveUp(I input, Exception cause, boolean infrastructure, Instant now) {
+        if (input instanceof QuestionTask task) {
+            String reason = infrastructure ? Outcomes.INFRASTRUCTURE_ERROR : Outcomes.INTERNAL_ERROR;
+            return Outcome.finish(QuestionResult.failed(task, reason, null, describe(cause), now));
+        }
+        return Outcome.drop("gave up: " + describe(cause));
+    }
+
+    /** What ends a record that arrived after its {@code sqloop-deadline}. */
+    default Outcome onDeadline(I input, Instant deadline, Instant now) {
+        if (input instanceof QuestionTask task) {
+            return Outcome.finish(QuestionResult.failed(task, Outcomes.DEADLINE_EXCEEDED, null,
+                    "deadline " + deadline + " passed before stage " + name(), now));
+        }
+        return Outcome.drop("deadline " + deadline + " passed");
+    }
+
+    static String describe(Throwable t) {
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+}

@@ -1,0 +1,26 @@
+package dev.sqloop.testkit;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+final class Dirs {
+    private Dirs() {}
+
+    static void deleteQuietly(Path dir) {
+        if (dir == null || !Files.exists(dir)) return;
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // best effort: a temp directory left behind is harmless
+                }
+            });
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+}

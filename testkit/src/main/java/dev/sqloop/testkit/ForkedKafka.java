@@ -1,0 +1,57 @@
+package dev.sqloop.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * A real single-node KRaft broker in its own JVM ({@code kafka.Kafka server.properties}), for tests that
+ * kill the broker with SIGKILL or need it to outlive the test's clients.
+ */
+public final class ForkedKafka implements KafkaBroker {
+    private final ForkedJvm jvm;
+    private final String bootstrap;
+    private final Path dir;
+
+    private ForkedKafka(ForkedJvm jvm, String bootstrap, Path dir) {
+        this.jvm = jvm;
+        this.bootstrap = bootstrap;
+        this.dir = dir;
+    }
+
+    public static ForkedKafka start() {
+        try {
+            Path dir = Files.createTempDirectory("sqloop-forked-kafka-");
+            int brokerPort = Ports.free();
+            int controllerPort = Ports.free();
+            Properties props = BrokerConfig.singleNode(dir.resolve("data"), brokerPort, controllerPort);
+            Path file = BrokerConfig.write(props, dir.resolve("server.properties"));
+            EmbeddedKafka.format(file);
+            ForkedJvm jvm = ForkedJvm.start("kafka.Kafka", List.of("-Xmx512m", "-XX:+UseSerialGC"),
+                    List.of(file.toString()), dir.resolve("broker.log"));
+            EmbeddedKafka.awaitPort(brokerPort, Duration.ofSeconds(90));
+            return new ForkedKafka(jvm, "127.0.0.1:" + brokerPort, dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return bootstrap;
+    }
+
+    public ForkedJvm process() {
+        return jvm;
+    }
+
+    @Override
+    public void close() {
+        jvm.close();
+        Dirs.deleteQuietly(dir);
+    }
+}
