@@ -51,6 +51,11 @@ final class PartitionProgress {
         lastCommitted = Math.max(lastCommitted, offset);
     }
 
+    /** An async commit failed: offer the same offset again at the next commit. */
+    void commitFailed() {
+        lastCommitted = -1;
+    }
+
     void revoke() {
         revoked = true;
     }

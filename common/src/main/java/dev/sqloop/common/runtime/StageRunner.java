@@ -64,6 +64,7 @@ import org.slf4j.LoggerFactory;
 public final class StageRunner<I> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StageRunner.class);
     private static final Duration COMMIT_INTERVAL = Duration.ofMillis(200);
+    private static final Duration PAUSED_POLL = Duration.ofMillis(5);
 
     /** The lifecycle of a runner, exposed for health and readiness. */
     public enum State { CREATED, RUNNING, STOPPING, STOPPED, FAILED }
@@ -93,6 +94,8 @@ public final class StageRunner<I> implements AutoCloseable {
     private final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Records being processed or waiting for their outputs to be acknowledged. */
+    private final AtomicInteger busy = new AtomicInteger();
     private final int pauseThreshold;
     private final ExecutorService workers;
     private final Thread consumerThread;
@@ -172,7 +175,9 @@ public final class StageRunner<I> implements AutoCloseable {
             while (running) {
                 ConsumerRecords<byte[], byte[]> records;
                 try {
-                    records = consumer.poll(settings.pollTimeout());
+                    // While paused the buffer drains at the stage's pace: look again soon so fetching resumes
+                    // before the workers run dry (a 100 ms paused poll cost ~15 % throughput at 256 in flight).
+                    records = consumer.poll(paused ? PAUSED_POLL : settings.pollTimeout());
                 } catch (WakeupException e) {
                     continue;
                 } catch (AuthorizationException | UnsupportedVersionException | RecordDeserializationException e) {
@@ -229,7 +234,7 @@ public final class StageRunner<I> implements AutoCloseable {
                 log.warn("stage {}: commit failed, will commit again: {}", stage.name(), error.toString());
                 done.keySet().forEach(tp -> {
                     PartitionProgress p = progress.get(tp);
-                    if (p != null) p.committed(-1);
+                    if (p != null) p.commitFailed();
                 });
             }
         });
@@ -312,10 +317,10 @@ public final class StageRunner<I> implements AutoCloseable {
         pending.clear();
         pendingCount.set(0);
         long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
-        while (inFlight.get() > 0 && System.nanoTime() < deadline) sleepQuietly(Duration.ofMillis(10));
-        if (inFlight.get() > 0) {
+        while (busy.get() > 0 && System.nanoTime() < deadline) sleepQuietly(Duration.ofMillis(10));
+        if (busy.get() > 0) {
             log.warn("stage {}: {} records still in flight after {}; released for redelivery", stage.name(),
-                    inFlight.get(), settings.shutdownTimeout());
+                    busy.get(), settings.shutdownTimeout());
         }
         workers.shutdownNow();
         try {
@@ -359,22 +364,32 @@ public final class StageRunner<I> implements AutoCloseable {
                 continue;
             }
             work.progress().started();
+            busy.incrementAndGet();
             try {
                 workers.execute(() -> handle(work));
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 work.progress().finished();
+                busy.decrementAndGet();
                 inFlight.decrementAndGet();
                 return; // shutting down: the record stays uncommitted
             }
         }
     }
 
+    /**
+     * Processes one record on its own virtual thread. The in-flight slot covers the stage's work only: once the
+     * outcome is known the slot goes to the next record, and this thread waits for the broker's acknowledgement
+     * before marking the offset finished (so commits still never pass an unacknowledged output).
+     */
     private void handle(Work work) {
         Timer.Sample sample = Timer.start(registry);
         String kind = "abandoned";
+        boolean slotHeld = true;
         try {
             Result result = evaluate(work);
             kind = result.kind();
+            slotHeld = false;
+            releaseSlot();
             produce(work, result.records());
             work.progress().complete(work.record().offset());
         } catch (Abandoned e) {
@@ -387,13 +402,18 @@ public final class StageRunner<I> implements AutoCloseable {
             running = false;
             consumer.wakeup();
         } finally {
+            if (slotHeld) releaseSlot();
             work.progress().finished();
-            inFlight.decrementAndGet();
+            busy.decrementAndGet();
             sample.stop(Timer.builder("sqloop.stage.duration").description("Time to process one record in a stage")
                     .tag("stage", stage.name()).tag("outcome", kind).publishPercentileHistogram()
                     .register(registry));
-            dispatch();
         }
+    }
+
+    private void releaseSlot() {
+        inFlight.decrementAndGet();
+        dispatch();
     }
 
     private Result evaluate(Work work) throws Abandoned {

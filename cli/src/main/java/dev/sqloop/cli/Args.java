@@ -1,0 +1,56 @@
+package dev.sqloop.cli;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code --name value} / {@code --flag} options and positional arguments of a subcommand. */
+public final class Args {
+    private final Map<String, String> options = new HashMap<>();
+    private final List<String> positional = new ArrayList<>();
+
+    public Args(List<String> raw) {
+        for (int i = 0; i < raw.size(); i++) {
+            String a = raw.get(i);
+            if (a.startsWith("--")) {
+                String name = a.substring(2);
+                int eq = name.indexOf('=');
+                if (eq >= 0) options.put(name.substring(0, eq), name.substring(eq + 1));
+                else if (i + 1 < raw.size() && !raw.get(i + 1).startsWith("--")) options.put(name, raw.get(++i));
+                else options.put(name, "true");
+            } else {
+                positional.add(a);
+            }
+        }
+    }
+
+    public List<String> positional() {
+        return positional;
+    }
+
+    public boolean flag(String name) {
+        return Boolean.parseBoolean(options.getOrDefault(name, "false"));
+    }
+
+    public String string(String name, String fallback) {
+        return options.getOrDefault(name, fallback);
+    }
+
+    public int integer(String name, int fallback) {
+        String v = options.get(name);
+        if (v == null) return fallback;
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--" + name + " must be an integer, was '" + v + "'");
+        }
+    }
+
+    /** A command line that cannot be run as written. */
+    public static final class UsageException extends RuntimeException {
+        public UsageException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.sqloop.cli;
+
+import dev.sqloop.cli.bench.RunnerBenchmark;
+import dev.sqloop.common.config.ConfigException;
+import java.util.Arrays;
+import java.util.List;
+
+/** The {@code sqloop} command: dispatches subcommands. */
+public final class Main {
+    private static final String USAGE = """
+            usage: ./sqloop <command> [options]
+
+              demo                 run the embedded demo: broker, every stage, simulated LLM, DuckDB warehouse
+              test                 run every test (unit and integration, on real servers)
+              bench runner         StageRunner throughput vs the ideal in_flight / latency
+                    [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
+              help                 this text
+            """;
+
+    private Main() {}
+
+    public static void main(String[] argv) {
+        int code;
+        try {
+            code = run(Arrays.asList(argv));
+        } catch (Args.UsageException | ConfigException e) {
+            System.err.println("sqloop: " + e.getMessage());
+            code = 2;
+        } catch (Exception e) {
+            System.err.println("sqloop: failed: " + e);
+            e.printStackTrace(System.err);
+            code = 1;
+        }
+        System.exit(code);
+    }
+
+    static int run(List<String> argv) throws Exception {
+        if (argv.isEmpty()) {
+            System.out.print(USAGE);
+            return 2;
+        }
+        String command = argv.get(0);
+        List<String> rest = argv.subList(1, argv.size());
+        return switch (command) {
+            case "demo" -> Demo.run(new Args(rest));
+            case "bench" -> bench(rest);
+            case "help", "--help", "-h" -> {
+                System.out.print(USAGE);
+                yield 0;
+            }
+            default -> throw new Args.UsageException("unknown command '" + command + "'\n" + USAGE);
+        };
+    }
+
+    private static int bench(List<String> argv) throws Exception {
+        String what = argv.isEmpty() ? "" : argv.get(0);
+        Args args = new Args(argv.isEmpty() ? List.of() : argv.subList(1, argv.size()));
+        return switch (what) {
+            case "runner" -> RunnerBenchmark.run(args);
+            default -> throw new Args.UsageException("bench what? one of: runner");
+        };
+    }
+}
