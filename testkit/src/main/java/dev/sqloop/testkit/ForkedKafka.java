@@ -13,14 +13,17 @@ import java.util.Properties;
  * kill the broker with SIGKILL or need it to outlive the test's clients.
  */
 public final class ForkedKafka implements KafkaBroker {
-    private final ForkedJvm jvm;
+    private volatile ForkedJvm jvm;
     private final String bootstrap;
     private final Path dir;
+    private final int brokerPort;
+    private int restarts;
 
-    private ForkedKafka(ForkedJvm jvm, String bootstrap, Path dir) {
+    private ForkedKafka(ForkedJvm jvm, String bootstrap, Path dir, int brokerPort) {
         this.jvm = jvm;
         this.bootstrap = bootstrap;
         this.dir = dir;
+        this.brokerPort = brokerPort;
     }
 
     public static ForkedKafka start() {
@@ -31,10 +34,29 @@ public final class ForkedKafka implements KafkaBroker {
             Properties props = BrokerConfig.singleNode(dir.resolve("data"), brokerPort, controllerPort);
             Path file = BrokerConfig.write(props, dir.resolve("server.properties"));
             EmbeddedKafka.format(file);
-            ForkedJvm jvm = ForkedJvm.start("kafka.Kafka", List.of("-Xmx512m", "-XX:+UseSerialGC"),
-                    List.of(file.toString()), dir.resolve("broker.log"));
+            ForkedJvm jvm = launch(dir, "broker.log");
             EmbeddedKafka.awaitPort(brokerPort, Duration.ofSeconds(90));
-            return new ForkedKafka(jvm, "127.0.0.1:" + brokerPort, dir);
+            return new ForkedKafka(jvm, "127.0.0.1:" + brokerPort, dir, brokerPort);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ForkedJvm launch(Path dir, String log) throws IOException {
+        return ForkedJvm.start("kafka.Kafka", List.of("-Xmx512m", "-XX:+UseSerialGC"),
+                List.of(dir.resolve("server.properties").toString()), dir.resolve(log));
+    }
+
+    /** SIGKILL the broker: no controlled shutdown, clients see connections drop. */
+    public void kill9() throws InterruptedException {
+        jvm.kill9();
+    }
+
+    /** Starts the broker again on the same data directory and ports (after {@link #kill9()}). */
+    public void restart() {
+        try {
+            jvm = launch(dir, "broker-" + (++restarts) + ".log");
+            EmbeddedKafka.awaitPort(brokerPort, Duration.ofSeconds(90));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
