@@ -14,6 +14,8 @@ public final class Topics {
     public static final String EVENTS = "events";
     public static final String FEEDBACK = "feedback";
     public static final String DLQ = "dlq";
+    /** Batch manifests (id, tenant, size), compacted: the gateway's batch progress reads them. */
+    public static final String BATCHES = "batches";
 
     /** A topic and how it is created: partitions, and whether it is compacted (latest value per key). */
     public record Spec(String name, int partitions, boolean compacted) {}
@@ -32,6 +34,7 @@ public final class Topics {
             new Spec(RESULTS, 6, true),
             new Spec(EVENTS, 6, false),
             new Spec(FEEDBACK, 1, false),
+            new Spec(BATCHES, 6, true),
             new Spec(DLQ, 1, false));
 
     private Topics() {}

@@ -39,6 +39,8 @@ public final class KafkaClients {
         // A new group reads from the start: at-least-once, nothing skipped.
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        // The gateway writes a batch in one transaction: never work on a batch that was aborted.
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.putAll(kafka.clientOverrides());

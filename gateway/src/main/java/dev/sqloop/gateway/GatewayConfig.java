@@ -1,0 +1,74 @@
+package dev.sqloop.gateway;
+
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.config.KafkaSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The gateway's settings.
+ *
+ * @param apiKeys API key → tenant; empty means authentication is off and every caller is tenant {@code default}
+ * @param datasources names a question may target
+ * @param advertisedUrl how other gateway instances reach this one (for forwarding interactive queries)
+ */
+public record GatewayConfig(KafkaSettings kafka, String host, int port, String advertisedUrl, Map<String, String> apiKeys,
+                            Set<String> datasources, int maxQuestionChars, int maxBatchSize, int defaultMaxAttempts,
+                            int maxAttemptsLimit, Duration questionTimeout, String applicationId, Path stateDir) {
+
+    public GatewayConfig {
+        apiKeys = Map.copyOf(apiKeys);
+        datasources = Set.copyOf(datasources);
+        if (datasources.isEmpty()) throw new ConfigException("SQLOOP_DATASOURCES must name at least one datasource");
+    }
+
+    public static GatewayConfig fromEnv(EnvConfig env) {
+        String host = env.string("SQLOOP_GATEWAY_HOST", "127.0.0.1");
+        int port = env.integer("SQLOOP_GATEWAY_PORT", 8080, 0, 65535);
+        return new GatewayConfig(
+                KafkaSettings.fromEnv(env),
+                host,
+                port,
+                env.string("SQLOOP_GATEWAY_ADVERTISED_URL", "http://" + host + ":" + port),
+                parseKeys(env.string("SQLOOP_GATEWAY_API_KEYS", "")),
+                parseSet(env.string("SQLOOP_DATASOURCES", "")),
+                env.integer("SQLOOP_GATEWAY_MAX_QUESTION_CHARS", 2000, 1, 100_000),
+                env.integer("SQLOOP_GATEWAY_MAX_BATCH", 100_000, 1, 10_000_000),
+                env.integer("SQLOOP_MAX_ATTEMPTS", 3, 1, 10),
+                env.integer("SQLOOP_GATEWAY_MAX_ATTEMPTS_LIMIT", 10, 1, 100),
+                env.duration("SQLOOP_QUESTION_TIMEOUT", Duration.ofHours(1)),
+                env.string("SQLOOP_GATEWAY_APPLICATION_ID", "sqloop-gateway"),
+                Path.of(env.string("SQLOOP_GATEWAY_STATE_DIR", System.getProperty("java.io.tmpdir") + "/sqloop-gateway-state")));
+    }
+
+    /** {@code key1:tenantA,key2:tenantB}. */
+    static Map<String, String> parseKeys(String raw) {
+        Map<String, String> keys = new LinkedHashMap<>();
+        for (String pair : raw.split(",")) {
+            if (pair.isBlank()) continue;
+            int colon = pair.indexOf(':');
+            if (colon <= 0 || colon == pair.length() - 1) {
+                throw new ConfigException("SQLOOP_GATEWAY_API_KEYS must be key:tenant pairs separated by commas");
+            }
+            keys.put(pair.substring(0, colon).trim(), pair.substring(colon + 1).trim());
+        }
+        return keys;
+    }
+
+    static Set<String> parseSet(String raw) {
+        Set<String> out = new TreeSet<>();
+        for (String s : raw.split(",")) if (!s.isBlank()) out.add(s.trim());
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return "GatewayConfig[kafka=" + kafka + ", listen=" + host + ":" + port + ", advertised=" + advertisedUrl
+                + ", apiKeys=" + apiKeys.size() + " (masked), datasources=" + datasources + ", maxBatch=" + maxBatchSize + "]";
+    }
+}

@@ -1,0 +1,202 @@
+package dev.sqloop.gateway;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.BatchManifest;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.gateway.Views.BatchProgress;
+import dev.sqloop.gateway.Views.BatchStatus;
+import dev.sqloop.gateway.Views.QuestionState;
+import dev.sqloop.gateway.Views.Submission;
+import dev.sqloop.gateway.Views.Update;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Results for polling, materialized from Kafka itself by a Kafka Streams topology: state survives restarts
+ * (changelog topics) and is partitioned across gateway instances. Each endpoint reads exactly one store, and
+ * a key owned by another instance is answered by forwarding the request to that instance.
+ *
+ * <ul>
+ *   <li>{@code questions}: per question id, the submission ({@code retrieve-examples}, attempt 1), every
+ *       attempt event ({@code events}) and the final result ({@code results}) merged into one state;</li>
+ *   <li>{@code batch-status}: per batch id, the manifest joined with counts by status and reason;</li>
+ *   <li>{@code results-by-batch}: {@code batchId|questionId} → result, partitioned by batch id, for streaming
+ *       a batch's results with a prefix scan on one instance.</li>
+ * </ul>
+ */
+final class ResultsView implements AutoCloseable {
+    static final String QUESTIONS = "questions";
+    static final String BATCH_STATUS = "batch-status";
+    static final String RESULTS_BY_BATCH = "results-by-batch";
+    private static final String BATCH_SEPARATOR = "|";
+
+    /** Partitions {@code batchId|questionId} keys like the default partitioner would partition the batch id. */
+    private static final StreamPartitioner<String, Object> BY_BATCH = (topic, key, value, partitions) ->
+            Optional.of(Set.of(Utils.toPositive(Utils.murmur2(batchOf(key).getBytes(StandardCharsets.UTF_8))) % partitions));
+
+    private final KafkaStreams streams;
+    private final String selfHostPort;
+
+    ResultsView(GatewayConfig config) {
+        this.selfHostPort = hostPort(config.advertisedUrl());
+        Properties p = new Properties();
+        p.putAll(config.kafka().clientOverrides());
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
+        p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, selfHostPort);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
+        p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+        // Pollers should see a result soon after it is produced: commit and flush often, no record cache.
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        // Undecodable records are skipped here; the stages dead-letter them at their source.
+        p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+                org.apache.kafka.streams.errors.LogAndContinueExceptionHandler.class);
+        p.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
+        // A batch that failed half way was aborted: it must not show up as submitted.
+        p.put(StreamsConfig.consumerPrefix("isolation.level"), "read_committed");
+        this.streams = new KafkaStreams(topology(), p);
+    }
+
+    static Topology topology() {
+        StreamsBuilder b = new StreamsBuilder();
+        JsonSerde<QuestionResult> resultSerde = new JsonSerde<>(QuestionResult.class);
+        JsonSerde<Update> updateSerde = new JsonSerde<>(Update.class);
+        JsonSerde<QuestionState> stateSerde = new JsonSerde<>(QuestionState.class);
+
+        KStream<String, Update> submitted = b.stream(Topics.RETRIEVE_EXAMPLES, Consumed.with(Serdes.String(), new JsonSerde<>(QuestionTask.class)))
+                .filter((id, t) -> t != null && t.attempt() == 1)
+                .mapValues(t -> new Update.Submitted(Submission.of(t)));
+        KStream<String, Update> finished = b.stream(Topics.RESULTS, Consumed.with(Serdes.String(), resultSerde))
+                .filter((id, r) -> r != null)
+                .mapValues(Update.Finished::new);
+        KStream<String, Update> events = b.stream(Topics.EVENTS, Consumed.with(Serdes.String(), new JsonSerde<>(AttemptEvent.class)))
+                .filter((id, e) -> e != null)
+                .mapValues(Update.Event::new);
+        KTable<String, QuestionState> questions = submitted.merge(finished).merge(events)
+                .groupByKey(Grouped.with(Serdes.String(), updateSerde))
+                .aggregate(() -> QuestionState.EMPTY, (id, update, state) -> state.apply(update),
+                        Materialized.<String, QuestionState, KeyValueStore<Bytes, byte[]>>as(QUESTIONS)
+                                .withKeySerde(Serdes.String()).withValueSerde(stateSerde));
+
+        KTable<String, QuestionResult> batchResults = questions
+                .filter((id, s) -> s.result() != null && s.result().batchId() != null)
+                .mapValues(QuestionState::result);
+
+        batchResults.toStream()
+                .filter((id, r) -> r != null)
+                .selectKey((id, r) -> r.batchId() + BATCH_SEPARATOR + id)
+                .repartition(Repartitioned.<String, QuestionResult>with(Serdes.String(), resultSerde)
+                        .withName("results-by-batch").withStreamPartitioner(typed(BY_BATCH)))
+                .toTable(Materialized.<String, QuestionResult, KeyValueStore<Bytes, byte[]>>as(RESULTS_BY_BATCH)
+                        .withKeySerde(Serdes.String()).withValueSerde(resultSerde));
+
+        JsonSerde<BatchProgress> progressSerde = new JsonSerde<>(BatchProgress.class);
+        // A KTable aggregation subtracts a question's old result when it changes: redelivered duplicates never double count.
+        KTable<String, BatchProgress> progress = batchResults
+                .groupBy((id, r) -> KeyValue.pair(r.batchId(), r), Grouped.with("progress-by-batch", Serdes.String(), resultSerde))
+                .aggregate(() -> BatchProgress.EMPTY, (batch, r, agg) -> agg.add(r, 1), (batch, r, agg) -> agg.add(r, -1),
+                        Materialized.<String, BatchProgress, KeyValueStore<Bytes, byte[]>>with(Serdes.String(), progressSerde));
+        KTable<String, BatchManifest> manifests = b.table(Topics.BATCHES, Consumed.with(Serdes.String(), new JsonSerde<>(BatchManifest.class)));
+        manifests.leftJoin(progress, BatchStatus::new,
+                Materialized.<String, BatchStatus, KeyValueStore<Bytes, byte[]>>as(BATCH_STATUS)
+                        .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(BatchStatus.class)));
+        return b.build();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static <V> StreamPartitioner<String, V> typed(StreamPartitioner<String, Object> p) {
+        return (StreamPartitioner) p;
+    }
+
+    static String batchOf(String compositeKey) {
+        int i = compositeKey.indexOf(BATCH_SEPARATOR);
+        return i < 0 ? compositeKey : compositeKey.substring(0, i);
+    }
+
+    void start(Consumer<KafkaStreams.State> onState) {
+        streams.setStateListener((now, before) -> onState.accept(now));
+        streams.start();
+    }
+
+    boolean running() {
+        return streams.state() == KafkaStreams.State.RUNNING;
+    }
+
+    boolean alive() {
+        KafkaStreams.State s = streams.state();
+        return s != KafkaStreams.State.ERROR && s != KafkaStreams.State.NOT_RUNNING && s != KafkaStreams.State.PENDING_ERROR;
+    }
+
+    /** Where {@code key} of {@code store} lives: empty when on this instance, else the owner's base URI. */
+    Optional<URI> ownerOf(String store, String key) {
+        KeyQueryMetadata meta = store.equals(RESULTS_BY_BATCH)
+                ? streams.queryMetadataForKey(store, key + BATCH_SEPARATOR, BY_BATCH)
+                : streams.queryMetadataForKey(store, key, Serdes.String().serializer());
+        if (meta == null || meta.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+            throw new ApiError(503, "unavailable", "results are being rebalanced; retry shortly", null, null);
+        }
+        String owner = meta.activeHost().host() + ":" + meta.activeHost().port();
+        return owner.equals(selfHostPort) ? Optional.empty() : Optional.of(URI.create("http://" + owner));
+    }
+
+    <V> Optional<V> get(String store, String key) {
+        return whileAvailable(() -> Optional.ofNullable(this.<V>store(store).get(key)));
+    }
+
+    KeyValueIterator<String, QuestionResult> batchResults(String batchId) {
+        return whileAvailable(() -> this.<QuestionResult>store(RESULTS_BY_BATCH)
+                .prefixScan(batchId + BATCH_SEPARATOR, Serdes.String().serializer()));
+    }
+
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
+        return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+    }
+
+    /** A store read during a rebalance or restore is a 503 the client retries, not a server error. */
+    private static <T> T whileAvailable(java.util.function.Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (org.apache.kafka.streams.errors.InvalidStateStoreException e) {
+            throw new ApiError(503, "unavailable", "results are being rebalanced or restored; retry shortly", null, null);
+        }
+    }
+
+    static String hostPort(String url) {
+        URI u = URI.create(url);
+        return u.getHost() + ":" + u.getPort();
+    }
+
+    @Override
+    public void close() {
+        streams.close(Duration.ofSeconds(10));
+    }
+}

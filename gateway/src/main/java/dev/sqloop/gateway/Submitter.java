@@ -1,0 +1,114 @@
+package dev.sqloop.gateway;
+
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.SqloopHeaders;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.message.BatchManifest;
+import dev.sqloop.common.message.FeedbackCommand;
+import dev.sqloop.common.message.Message;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.TraceParent;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/** Turns validated requests into records on {@code retrieve-examples} (and batch manifests, feedback). */
+final class Submitter {
+    private static final Duration ACK_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Producer<byte[], byte[]> producer;
+    private final Producer<byte[], byte[]> batchProducer;
+    private final GatewayConfig config;
+    private final Clock clock;
+
+    /**
+     * @param producer idempotent, for single records (one record is atomic by itself)
+     * @param batchProducer transactional (initialized), so a batch and its manifest land all together or not at all,
+     *                      even when the broker fails half way; stages read committed records only
+     */
+    Submitter(Producer<byte[], byte[]> producer, Producer<byte[], byte[]> batchProducer, GatewayConfig config, Clock clock) {
+        this.producer = producer;
+        this.batchProducer = batchProducer;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    /** A stable id for an idempotent client id (same tenant + client id → same question), else a random one. */
+    static String questionId(String tenant, String clientId) {
+        if (clientId == null) return UUID.randomUUID().toString();
+        return UUID.nameUUIDFromBytes((tenant + "\u0000" + clientId).getBytes(StandardCharsets.UTF_8)).toString();
+    }
+
+    QuestionTask task(String questionId, String tenant, String batchId, QuestionRequest r) {
+        Instant now = clock.instant();
+        return QuestionTask.create(questionId, tenant, r.datasource(), r.question(), r.maxAttempts(), now)
+                .withBatch(batchId, now.plus(config.questionTimeout()), r.metadata());
+    }
+
+    private static ProducerRecord<byte[], byte[]> record(String topic, Message m) {
+        RecordHeaders headers = new RecordHeaders();
+        m.headers().forEach((k, v) -> headers.add(k, v.getBytes(StandardCharsets.UTF_8)));
+        headers.add(SqloopHeaders.TRACEPARENT, TraceParent.newTrace().getBytes(StandardCharsets.UTF_8));
+        return new ProducerRecord<>(topic, null, m.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(m), headers);
+    }
+
+    /** A batch and its manifest in one transaction; on failure nothing of it is visible and the caller may retry. */
+    void submitBatch(BatchManifest manifest, List<QuestionTask> tasks) {
+        synchronized (batchProducer) { // one transaction at a time per producer
+            try {
+                batchProducer.beginTransaction();
+                batchProducer.send(record(Topics.BATCHES, manifest));
+                for (QuestionTask t : tasks) batchProducer.send(record(Topics.RETRIEVE_EXAMPLES, t));
+                batchProducer.commitTransaction();
+            } catch (org.apache.kafka.common.errors.ProducerFencedException e) {
+                throw new ApiError(503, "unavailable", "another gateway took over this producer: " + e.getMessage(), null, null);
+            } catch (org.apache.kafka.common.KafkaException e) {
+                try {
+                    batchProducer.abortTransaction();
+                } catch (RuntimeException ignored) {
+                    // the transaction times out on the broker anyway; nothing of it becomes visible
+                }
+                throw new ApiError(503, "unavailable", "the queue did not accept the batch: " + e.getMessage(), null, null);
+            }
+        }
+    }
+
+    /** Sends and waits until the broker acknowledged every record; a failure is a 503 and the caller may retry. */
+    void send(List<? extends Message> messages, String topic) {
+        List<Future<RecordMetadata>> acks = new ArrayList<>(messages.size());
+        for (Message m : messages) acks.add(producer.send(record(topic, m)));
+        producer.flush();
+        try {
+            for (Future<RecordMetadata> ack : acks) ack.get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new ApiError(503, "unavailable", "the queue did not accept the submission: " + e.getMessage(), null, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiError(503, "unavailable", "interrupted", null, null);
+        }
+    }
+
+    void submitQuestions(List<QuestionTask> tasks) {
+        send(tasks, Topics.RETRIEVE_EXAMPLES);
+    }
+
+    void submitFeedback(FeedbackCommand command) {
+        send(List.of(command), Topics.FEEDBACK);
+    }
+
+    Instant now() {
+        return clock.instant();
+    }
+}
