@@ -14,6 +14,9 @@ public final class Main {
               test                 run every test (unit and integration, on real servers)
               bench runner         StageRunner throughput vs the ideal in_flight / latency
                     [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
+              submit FILE.jsonl    submit a batch to a gateway and follow it
+                    --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
+              status ID [--batch]  a question's (or batch's) status from the gateway
               help                 this text
             """;
 
@@ -44,6 +47,8 @@ public final class Main {
         return switch (command) {
             case "demo" -> Demo.run(new Args(rest));
             case "bench" -> bench(rest);
+            case "submit" -> SubmitCommand.run(new Args(rest));
+            case "status" -> SubmitCommand.status(new Args(rest));
             case "help", "--help", "-h" -> {
                 System.out.print(USAGE);
                 yield 0;

@@ -1,0 +1,100 @@
+package dev.sqloop.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * {@code ./sqloop submit FILE.jsonl --gateway URL [--api-key K] [--wait] [--out results.jsonl]}: submits a JSONL
+ * batch, shows progress, writes every final result. Resumable: the batch id is kept beside the input
+ * ({@code FILE.jsonl.sqloop-batch}); running the command again resumes waiting instead of submitting again.
+ */
+final class SubmitCommand {
+    private SubmitCommand() {}
+
+    static int run(Args args) throws IOException, InterruptedException {
+        if (args.positional().isEmpty()) throw new Args.UsageException("submit needs a JSONL file: ./sqloop submit FILE.jsonl --gateway URL");
+        Path file = Path.of(args.positional().get(0));
+        if (!Files.isRegularFile(file)) throw new Args.UsageException("no such file: " + file);
+        GatewayClient client = new GatewayClient(args.string("gateway", System.getenv().getOrDefault("SQLOOP_GATEWAY_URL", "http://127.0.0.1:8080")),
+                args.string("api-key", System.getenv("SQLOOP_API_KEY")));
+        Path stateFile = file.resolveSibling(file.getFileName() + ".sqloop-batch");
+        String batchId;
+        if (Files.exists(stateFile) && !args.flag("resubmit")) {
+            batchId = Files.readString(stateFile).trim();
+            System.err.println("sqloop: resuming batch " + batchId + " (from " + stateFile + "; --resubmit to submit again)");
+        } else {
+            JsonNode accepted = client.submitBatchFile(file);
+            batchId = accepted.get("batchId").asText();
+            Files.writeString(stateFile, batchId + "\n");
+            System.err.printf("sqloop: submitted %d questions as batch %s%n", accepted.get("count").asInt(), batchId);
+        }
+        boolean wait = args.flag("wait") || args.string("out", null) != null;
+        if (!wait) {
+            System.out.println(batchId);
+            return 0;
+        }
+        JsonNode status = awaitBatch(client, batchId);
+        String out = args.string("out", null);
+        if (out != null) {
+            long written = download(client, batchId, Path.of(out));
+            System.err.printf("sqloop: wrote %d results to %s%n", written, out);
+        }
+        System.out.println(status.toPrettyString());
+        return 0;
+    }
+
+    static JsonNode awaitBatch(GatewayClient client, String batchId) throws IOException, InterruptedException {
+        ProgressBar bar = new ProgressBar(System.err);
+        while (true) {
+            JsonNode s = client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(2));
+            bar.update(s.get("finished").asLong(), s.get("total").asLong(), counts(s.get("byStatus")));
+            if (s.get("done").asBoolean()) {
+                bar.finish();
+                return s;
+            }
+            Thread.sleep(1000);
+        }
+    }
+
+    private static String counts(JsonNode byStatus) {
+        StringBuilder b = new StringBuilder();
+        for (Iterator<Map.Entry<String, JsonNode>> it = byStatus.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!b.isEmpty()) b.append(' ');
+            b.append(e.getKey()).append(' ').append(e.getValue().asLong());
+        }
+        return b.isEmpty() ? "waiting" : b.toString();
+    }
+
+    /** Writes the results to a temp file and moves it into place: an interrupted download leaves no half file. */
+    static long download(GatewayClient client, String batchId, Path target) throws IOException, InterruptedException {
+        Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".sqloop-results", ".tmp");
+        long lines = 0;
+        try (InputStream in = client.stream("/v1/batches/" + batchId + "/results"); OutputStream out = Files.newOutputStream(tmp)) {
+            byte[] buf = in.readAllBytes();
+            for (byte b : buf) if (b == '\n') lines++;
+            out.write(buf);
+        }
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return lines;
+    }
+
+    /** {@code ./sqloop status ID}: a question's or a batch's status as JSON. */
+    static int status(Args args) throws IOException, InterruptedException {
+        if (args.positional().isEmpty()) throw new Args.UsageException("status needs an id: ./sqloop status ID [--batch]");
+        GatewayClient client = new GatewayClient(args.string("gateway", System.getenv().getOrDefault("SQLOOP_GATEWAY_URL", "http://127.0.0.1:8080")),
+                args.string("api-key", System.getenv("SQLOOP_API_KEY")));
+        String id = args.positional().get(0);
+        String path = args.flag("batch") ? "/v1/batches/" + id : "/v1/questions/" + id;
+        System.out.println(client.get(path).toPrettyString());
+        return 0;
+    }
+}
