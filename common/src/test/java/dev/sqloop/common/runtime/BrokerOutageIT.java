@@ -5,12 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.testkit.ForkedKafka;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
@@ -28,25 +24,20 @@ class BrokerOutageIT {
                     "outage-in", kafka.settings(), RunnerSettings.defaults("outage").withMaxInFlight(32), new SimpleMeterRegistry())) {
                 runner.start();
                 List<ConsumerRecord<byte[], byte[]>> before = kafka.readUntil("outage-out", Duration.ofSeconds(60),
-                        l -> distinct(l).size() >= 300);
-                assertTrue(distinct(before).size() >= 300 && distinct(before).size() < total, "killed mid-stream");
+                        l -> KafkaTestSupport.distinctKeys(l).size() >= 300);
+                assertTrue(KafkaTestSupport.distinctKeys(before).size() >= 300 && KafkaTestSupport.distinctKeys(before).size() < total, "killed mid-stream");
 
                 broker.kill9();
                 Thread.sleep(3000); // the runner keeps going: polls fail, produces wait for the broker
                 broker.restart();
 
                 List<ConsumerRecord<byte[], byte[]>> after = kafka.readUntil("outage-out", Duration.ofSeconds(180),
-                        l -> distinct(l).size() >= total);
-                Set<String> expected = new HashSet<>();
-                for (int i = 0; i < total; i++) expected.add("p-" + i);
-                assertEquals(expected, distinct(after), "every record arrives after the broker came back");
+                        l -> KafkaTestSupport.distinctKeys(l).size() >= total);
+                assertEquals(KafkaTestSupport.probeIds(total), KafkaTestSupport.distinctKeys(after), "every record arrives after the broker came back");
                 assertTrue(runner.healthy(), "the runner survived the outage");
                 System.out.printf("broker outage: %d records, %d delivered (%d duplicates)%n", total, after.size(), after.size() - total);
             }
         }
     }
 
-    private static Set<String> distinct(List<ConsumerRecord<byte[], byte[]>> records) {
-        return records.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).collect(Collectors.toSet());
-    }
 }

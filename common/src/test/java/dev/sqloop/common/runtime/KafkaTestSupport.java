@@ -80,6 +80,20 @@ public final class KafkaTestSupport {
         return all;
     }
 
+    /** The distinct keys of {@code records}. */
+    public static java.util.Set<String> distinctKeys(List<ConsumerRecord<byte[], byte[]>> records) {
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (ConsumerRecord<byte[], byte[]> r : records) keys.add(new String(r.key(), StandardCharsets.UTF_8));
+        return keys;
+    }
+
+    /** The ids {@link #sendProbes} produced for {@code count} probes. */
+    public static java.util.Set<String> probeIds(int count) {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (int i = 0; i < count; i++) ids.add("p-" + i);
+        return ids;
+    }
+
     public static String header(ConsumerRecord<byte[], byte[]> r, String name) {
         var h = r.headers().lastHeader(name);
         return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);

@@ -5,14 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.ForkedJvm;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
@@ -32,9 +28,9 @@ class WorkerCrashIT {
             ForkedJvm first = ForkedJvm.start(PassThroughWorkerMain.class.getName(), List.of("-Xmx256m"), args, logs.resolve("first.log"));
             try {
                 List<ConsumerRecord<byte[], byte[]>> before = kafka.readUntil("crash-out", Duration.ofSeconds(90),
-                        l -> distinct(l).size() >= total / 5);
-                assertTrue(distinct(before).size() >= total / 5, "the first worker made progress: " + Files.readString(first.logFile()));
-                assertTrue(distinct(before).size() < total, "killed mid-stream, not after the end");
+                        l -> KafkaTestSupport.distinctKeys(l).size() >= total / 5);
+                assertTrue(KafkaTestSupport.distinctKeys(before).size() >= total / 5, "the first worker made progress: " + Files.readString(first.logFile()));
+                assertTrue(KafkaTestSupport.distinctKeys(before).size() < total, "killed mid-stream, not after the end");
             } finally {
                 first.kill9();
             }
@@ -42,17 +38,12 @@ class WorkerCrashIT {
             try (ForkedJvm second = ForkedJvm.start(PassThroughWorkerMain.class.getName(), List.of("-Xmx256m"), args,
                     logs.resolve("second.log"))) {
                 List<ConsumerRecord<byte[], byte[]>> after = kafka.readUntil("crash-out", Duration.ofSeconds(120),
-                        l -> distinct(l).size() >= total);
-                Set<String> expected = new HashSet<>();
-                for (int i = 0; i < total; i++) expected.add("p-" + i);
-                assertEquals(expected, distinct(after), "every record arrives after the crash: " + Files.readString(second.logFile()));
+                        l -> KafkaTestSupport.distinctKeys(l).size() >= total);
+                assertEquals(KafkaTestSupport.probeIds(total), KafkaTestSupport.distinctKeys(after), "every record arrives after the crash: " + Files.readString(second.logFile()));
                 System.out.printf("crash test: %d records, %d delivered, %d redelivered after SIGKILL%n",
                         total, after.size(), after.size() - total);
             }
         }
     }
 
-    private static Set<String> distinct(List<ConsumerRecord<byte[], byte[]>> records) {
-        return records.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).collect(Collectors.toSet());
-    }
 }
