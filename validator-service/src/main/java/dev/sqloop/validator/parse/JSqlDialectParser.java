@@ -156,8 +156,10 @@ public final class JSqlDialectParser implements DialectParser {
             if (s.getWithItemsList() != null) {
                 for (WithItem<?> wi : s.getWithItemsList()) {
                     String name = QueryScope.lower(unquote(wi.getAliasName()));
-                    if (wi.getSelect() == null || wi.getInsert() != null || wi.getUpdate() != null || wi.getDelete() != null) {
-                        throw SqlRejection.readOnly("data-modifying statement inside WITH " + name, name);
+                    // getSelect() would cast: ask for the statement itself, and accept only a query.
+                    if (!(wi.getStatement() instanceof ParenthesedSelect body)) {
+                        String kind = wi.getStatement() == null ? "empty" : wi.getStatement().getClass().getSimpleName().replace("Parenthesed", "");
+                        throw SqlRejection.readOnly("data-modifying " + kind.toUpperCase(Locale.ROOT) + " inside WITH " + name, name);
                     }
                     List<String> cols = new ArrayList<>();
                     if (wi.getWithItemList() != null) {
@@ -166,7 +168,7 @@ public final class JSqlDialectParser implements DialectParser {
                     if (wi.isRecursive() || s.getWithItemsList().stream().anyMatch(WithItem::isRecursive)) {
                         visible.put(name, new Cte(null, cols));
                     }
-                    visible.put(name, new Cte(select(wi.getSelect(), parent, visible), cols));
+                    visible.put(name, new Cte(select(body, parent, visible), cols));
                 }
             }
             QueryScope first = switch (s) {

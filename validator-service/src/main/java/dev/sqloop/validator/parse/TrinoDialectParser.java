@@ -245,7 +245,7 @@ public final class TrinoDialectParser implements DialectParser {
                 }
                 case AliasedRelation aliased -> {
                     String alias = aliased.getAlias().getValue();
-                    List<String> cols = aliased.getColumnNames().stream().map(Identifier::getValue).toList();
+                    List<String> cols = identifiers(aliased.getColumnNames());
                     scope.addSource(source(aliased.getRelation(), alias, cols, scope, ctes));
                 }
                 case SampledRelation sampled -> relation(sampled.getRelation(), scope, ctes);
@@ -277,7 +277,7 @@ public final class TrinoDialectParser implements DialectParser {
                 }
                 case AliasedRelation inner -> {
                     return source(inner.getRelation(), inner.getAlias().getValue(),
-                            inner.getColumnNames().stream().map(Identifier::getValue).toList(), scope, ctes);
+                            identifiers(inner.getColumnNames()), scope, ctes);
                 }
                 case Join join -> {
                     relation(join, scope, ctes);
@@ -300,6 +300,10 @@ public final class TrinoDialectParser implements DialectParser {
             }
             tables.add(name);
             return new QueryScope.Source(alias, name, null, cols, false);
+        }
+
+        private static List<String> identifiers(List<Identifier> ids) {
+            return ids == null ? List.of() : ids.stream().map(Identifier::getValue).toList();
         }
 
         private static ObjectName name(QualifiedName q) {
