@@ -100,7 +100,7 @@ public final class JSqlDialectParser implements DialectParser {
         Extraction x = new Extraction();
         x.select(select, null, Map.of());
         ParsedQuery parsed = new ParsedQuery(dialect, x.scopes, x.tables, x.functions, x.tableFunctions, x.filters,
-                shape(select, x.distinctAggregate));
+                shape(select, x.distinctAggregate, x.anyGroupBy));
         SideEffectPolicy.check(parsed);
         return parsed;
     }
@@ -115,14 +115,13 @@ public final class JSqlDialectParser implements DialectParser {
         return (expect < 0 ? head : head.substring(0, expect)).strip();
     }
 
-    private static ParsedQuery.QueryShape shape(Select select, boolean distinctAggregate) {
+    private static ParsedQuery.QueryShape shape(Select select, boolean distinctAggregate, boolean anyGroupBy) {
         Select s = select;
         while (s instanceof ParenthesedSelect p && p.getOrderByElements() == null && p.getLimit() == null) s = p.getSelect();
-        boolean groupBy = false;
+        boolean groupBy = anyGroupBy;
         boolean distinct = distinctAggregate;
         Long limit = null;
         if (s instanceof PlainSelect ps) {
-            groupBy = ps.getGroupBy() != null;
             distinct |= ps.getDistinct() != null;
             if (ps.getTop() != null && ps.getTop().getExpression() instanceof LongValue lv) limit = lv.getValue();
         }
@@ -145,6 +144,7 @@ public final class JSqlDialectParser implements DialectParser {
         final List<ObjectName> tableFunctions = new ArrayList<>();
         final List<ParsedQuery.ValueFilter> filters = new ArrayList<>();
         boolean distinctAggregate;
+        boolean anyGroupBy;
         private SqlRejection failure;
         private final ExpressionWalker walker = new ExpressionWalker();
 
@@ -242,6 +242,7 @@ public final class JSqlDialectParser implements DialectParser {
             walk(ps.getWhere(), ctx);
             walk(ps.getPreWhere(), ctx);
             if (ps.getGroupBy() != null) {
+                anyGroupBy = true;
                 ExpressionList<?> g = ps.getGroupBy().getGroupByExpressionList();
                 if (g != null) for (Object e : g) walk((Expression) e, ctx);
                 if (ps.getGroupBy().getGroupingSets() != null) {

@@ -21,9 +21,9 @@ public record ParsedQuery(Dialect dialect, List<QueryScope> scopes, List<ObjectN
     public record ValueFilter(QueryScope scope, ObjectName column, List<String> values) {}
 
     /**
-     * The outermost query's shape.
+     * The query's shape as NL constraints see it: mostly the outermost block.
      *
-     * @param groupBy the outermost block groups
+     * @param groupBy some block of the query groups (a CTE that groups serves a "per customer" question too)
      * @param distinct the outermost block is SELECT DISTINCT, or some aggregate is called with DISTINCT
      * @param orderDirections directions of the outermost ORDER BY keys ({@code asc}/{@code desc}), in order
      * @param limit the outermost LIMIT / FETCH FIRST / TOP row count, null when absent or not a literal

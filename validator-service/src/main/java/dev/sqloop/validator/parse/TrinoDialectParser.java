@@ -90,20 +90,19 @@ public final class TrinoDialectParser implements DialectParser {
         Extraction x = new Extraction();
         QueryScope root = x.query(query, null, Map.of());
         ParsedQuery parsed = new ParsedQuery(dialect, x.scopes, x.tables, x.functions, x.tableFunctions, x.filters,
-                shape(query, x.distinctAggregate));
+                shape(query, x.distinctAggregate, x.anyGroupBy));
         SideEffectPolicy.check(parsed);
         return parsed;
     }
 
-    private static ParsedQuery.QueryShape shape(Query q, boolean distinctAggregate) {
+    private static ParsedQuery.QueryShape shape(Query q, boolean distinctAggregate, boolean anyGroupBy) {
         Optional<OrderBy> orderBy = q.getOrderBy();
         Optional<Node> limit = q.getLimit();
-        boolean groupBy = false;
+        boolean groupBy = anyGroupBy;
         boolean distinct = distinctAggregate;
         if (q.getQueryBody() instanceof QuerySpecification spec) {
             if (orderBy.isEmpty()) orderBy = spec.getOrderBy();
             if (limit.isEmpty()) limit = spec.getLimit();
-            groupBy = spec.getGroupBy().isPresent();
             distinct |= spec.getSelect().isDistinct();
         }
         List<String> directions = orderBy.map(o -> o.getSortItems().stream()
@@ -131,6 +130,7 @@ public final class TrinoDialectParser implements DialectParser {
         final List<ObjectName> tableFunctions = new ArrayList<>();
         final List<ParsedQuery.ValueFilter> filters = new ArrayList<>();
         boolean distinctAggregate;
+        boolean anyGroupBy;
         private final ExpressionWalker walker = new ExpressionWalker();
 
         QueryScope query(Query q, QueryScope parent, Map<String, Cte> ctes) {
@@ -217,7 +217,10 @@ public final class TrinoDialectParser implements DialectParser {
                 }
             }
             spec.getWhere().ifPresent(e -> walker.process(e, ctx));
-            spec.getGroupBy().ifPresent(g -> walker.process(g, ctx));
+            spec.getGroupBy().ifPresent(g -> {
+                anyGroupBy = true;
+                walker.process(g, ctx);
+            });
             spec.getHaving().ifPresent(e -> walker.process(e, ctx));
             for (WindowDefinition w : spec.getWindows()) walker.process(w.getWindow(), ctx);
             spec.getOrderBy().ifPresent(o -> walker.process(o, ctx));
