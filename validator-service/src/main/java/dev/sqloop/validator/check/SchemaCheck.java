@@ -125,7 +125,7 @@ public final class SchemaCheck {
             for (Source src : s.sources()) if (columns(src).names().contains(name)) return true;
         }
         // Output aliases are visible in ORDER BY, GROUP BY, HAVING and QUALIFY of the same block.
-        return scope.outputs().stream().anyMatch(o -> name.equals(o.name()));
+        return scope.outputs().stream().anyMatch(o -> o.aliased() && name.equals(o.name()));
     }
 
     private boolean anyUnknown(QueryScope scope) {

@@ -234,7 +234,7 @@ public final class JSqlDialectParser implements DialectParser {
                     scope.addOutput(QueryScope.OutputItem.star(parts(atc.getTable().getFullyQualifiedName()).getLast()));
                 } else {
                     walk(e, ctx);
-                    if (item.getAlias() != null) scope.addOutput(QueryScope.OutputItem.named(unquote(item.getAlias().getName())));
+                    if (item.getAlias() != null) scope.addOutput(QueryScope.OutputItem.aliased(unquote(item.getAlias().getName())));
                     else if (e instanceof Column c) scope.addOutput(QueryScope.OutputItem.named(unquote(c.getColumnName())));
                     else scope.addOutput(QueryScope.OutputItem.anonymous());
                 }

@@ -31,18 +31,27 @@ public final class QueryScope {
         }
     }
 
-    /** One select-list item: a named column, an unnamed expression ({@code name == null}), or a star. */
-    public record OutputItem(String name, boolean star, String starQualifier) {
+    /**
+     * One select-list item: a named column, an unnamed expression ({@code name == null}), or a star.
+     * {@code aliased} marks a name given with AS, which ORDER BY / GROUP BY / HAVING may refer to.
+     */
+    public record OutputItem(String name, boolean aliased, boolean star, String starQualifier) {
+        /** A column's own name passed through ({@code SELECT status}). */
         public static OutputItem named(String name) {
-            return new OutputItem(lower(name), false, null);
+            return new OutputItem(lower(name), false, false, null);
+        }
+
+        /** A name given with AS. */
+        public static OutputItem aliased(String name) {
+            return new OutputItem(lower(name), true, false, null);
         }
 
         public static OutputItem anonymous() {
-            return new OutputItem(null, false, null);
+            return new OutputItem(null, false, false, null);
         }
 
         public static OutputItem star(String qualifier) {
-            return new OutputItem(null, true, qualifier == null ? null : lower(qualifier));
+            return new OutputItem(null, false, true, qualifier == null ? null : lower(qualifier));
         }
     }
 

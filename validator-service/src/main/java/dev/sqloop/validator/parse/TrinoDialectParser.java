@@ -197,12 +197,12 @@ public final class TrinoDialectParser implements DialectParser {
                 switch (item) {
                     case SingleColumn col -> {
                         walker.process(col.getExpression(), ctx);
-                        scope.addOutput(col.getAlias().map(a -> QueryScope.OutputItem.named(a.getValue()))
+                        scope.addOutput(col.getAlias().map(a -> QueryScope.OutputItem.aliased(a.getValue()))
                                 .orElseGet(() -> implicitName(col.getExpression())));
                     }
                     case AllColumns all -> {
                         if (!all.getAliases().isEmpty()) {
-                            all.getAliases().forEach(a -> scope.addOutput(QueryScope.OutputItem.named(a.getValue())));
+                            all.getAliases().forEach(a -> scope.addOutput(QueryScope.OutputItem.aliased(a.getValue())));
                         } else if (all.getTarget().isPresent()) {
                             Expression target = all.getTarget().get();
                             String qualifier = target instanceof Identifier id ? id.getValue()

@@ -13,7 +13,9 @@ public final class NearNames {
 
     public static List<String> of(String wanted, Collection<String> pool) {
         String w = wanted.toLowerCase(Locale.ROOT);
-        int budget = Math.max(2, w.length() / 3);
+        List<String> sameIgnoringCase = pool.stream().distinct().filter(n -> n.equalsIgnoreCase(wanted)).toList();
+        if (!sameIgnoringCase.isEmpty()) return sameIgnoringCase;
+        int budget = w.length() <= 3 ? 1 : Math.max(2, w.length() / 3);
         record Scored(String name, int score) {}
         return pool.stream().distinct()
                 .map(n -> {
