@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
-import dev.sqloop.validator.Corpus;
+import dev.sqloop.validator.SqlCorpus;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -19,11 +19,11 @@ class ReadOnlyCorpusTest {
     private static final Set<ErrorCategory> STOPPED = Set.of(ErrorCategory.READ_ONLY_VIOLATION, ErrorCategory.SYNTAX_ERROR);
 
     static Stream<Arguments> evasions() {
-        return Corpus.arguments("evasion-corpus.jsonl").stream();
+        return SqlCorpus.load(SqlCorpus.EVASIONS).stream().map(c -> Arguments.of(c.dialect(), c.sql(), c.why()));
     }
 
     static Stream<Arguments> legitimate() {
-        return Corpus.arguments("legit-queries.jsonl").stream();
+        return SqlCorpus.load(SqlCorpus.LEGITIMATE).stream().map(c -> Arguments.of(c.dialect(), c.sql(), c.why()));
     }
 
     @ParameterizedTest(name = "[{index}] {0}: {2}")
@@ -43,9 +43,9 @@ class ReadOnlyCorpusTest {
 
     @Test
     void shouldKeepAtLeastFortyEvasionsAndTwentyLegitimateQueriesPerFamily() {
-        List<Corpus.Case> evasions = Corpus.load("evasion-corpus.jsonl");
-        assertTrue(evasions.stream().map(Corpus.Case::sql).distinct().count() >= 40);
-        List<Corpus.Case> legit = Corpus.load("legit-queries.jsonl");
+        List<SqlCorpus.Case> evasions = SqlCorpus.load(SqlCorpus.EVASIONS);
+        assertTrue(evasions.stream().map(SqlCorpus.Case::sql).distinct().count() >= 40);
+        List<SqlCorpus.Case> legit = SqlCorpus.load(SqlCorpus.LEGITIMATE);
         for (Dialect d : Dialect.values()) {
             assertTrue(legit.stream().filter(c -> c.dialect() == d).count() >= 20, d.wireName());
         }

@@ -11,18 +11,24 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.junit.jupiter.params.provider.Arguments;
 
-/** Reads the JSON-lines SQL corpora under test resources: one {dialects, sql, why} object per line. */
-public final class Corpus {
+/**
+ * The SQL corpora shipped on the classpath under {@code corpus/}, JSON lines of
+ * {@code {"dialects":[...],"sql":"...","why":"..."}}: {@link #EVASIONS} (writes and evasion tricks every
+ * validator and executor must stop) and {@link #LEGITIMATE} (read queries that must pass).
+ */
+public final class SqlCorpus {
+    public static final String EVASIONS = "corpus/evasion-corpus.jsonl";
+    public static final String LEGITIMATE = "corpus/legit-queries.jsonl";
+
     public record Case(Dialect dialect, String sql, String why) {}
 
-    private Corpus() {}
+    private SqlCorpus() {}
 
     public static List<Case> load(String resource) {
         List<Case> out = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(
-                Objects.requireNonNull(Corpus.class.getResourceAsStream("/" + resource), resource), StandardCharsets.UTF_8))) {
+                Objects.requireNonNull(SqlCorpus.class.getResourceAsStream("/" + resource), resource), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 if (line.isBlank()) continue;
@@ -36,7 +42,4 @@ public final class Corpus {
         return out;
     }
 
-    public static List<Arguments> arguments(String resource) {
-        return load(resource).stream().map(c -> Arguments.of(c.dialect(), c.sql(), c.why())).toList();
-    }
 }
