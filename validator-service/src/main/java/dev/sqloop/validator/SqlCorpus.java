@@ -14,14 +14,16 @@ import java.util.Objects;
 
 /**
  * The SQL corpora shipped on the classpath under {@code corpus/}, JSON lines of
- * {@code {"dialects":[...],"sql":"...","why":"..."}}: {@link #EVASIONS} (writes and evasion tricks every
+ * {@code {"dialects":[...],"sql":"...","why":"...","expect":"syntax_error"}} ({@code expect} defaults to
+ * {@code read_only_violation}): {@link #EVASIONS} (writes and evasion tricks every
  * validator and executor must stop) and {@link #LEGITIMATE} (read queries that must pass).
  */
 public final class SqlCorpus {
     public static final String EVASIONS = "corpus/evasion-corpus.jsonl";
     public static final String LEGITIMATE = "corpus/legit-queries.jsonl";
 
-    public record Case(Dialect dialect, String sql, String why) {}
+    /** One corpus entry for one dialect; {@code expect} is the category a rejection must carry (evasions only). */
+    public record Case(Dialect dialect, String sql, String why, String expect) {}
 
     private SqlCorpus() {}
 
@@ -34,7 +36,8 @@ public final class SqlCorpus {
                 if (line.isBlank()) continue;
                 JsonNode n = JsonCodec.mapper().readTree(line);
                 String why = n.has("why") ? n.get("why").asText() : "";
-                for (JsonNode d : n.get("dialects")) out.add(new Case(Dialect.fromWire(d.asText()), n.get("sql").asText(), why));
+                String expect = n.has("expect") ? n.get("expect").asText() : "read_only_violation";
+                for (JsonNode d : n.get("dialects")) out.add(new Case(Dialect.fromWire(d.asText()), n.get("sql").asText(), why, expect));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

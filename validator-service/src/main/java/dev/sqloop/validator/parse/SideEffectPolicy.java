@@ -50,6 +50,9 @@ public final class SideEffectPolicy {
             }
         }
         for (ObjectName t : q.tables()) {
+            if (t.parts().getFirst().startsWith("'")) {
+                throw SqlRejection.readOnly("string literal used as a table: DuckDB reads it as a file", t.text());
+            }
             for (String part : t.parts()) {
                 if (FILE_LIKE.matcher(part).matches()) {
                     throw SqlRejection.readOnly("file path used as a table: " + t.text(), t.text());
