@@ -112,7 +112,9 @@ public final class JSqlDialectParser implements DialectParser {
         int cut = m.indexOf("\n");
         String head = cut < 0 ? m : m.substring(0, cut);
         int expect = head.indexOf("Was expecting");
-        return (expect < 0 ? head : head.substring(0, expect)).strip();
+        head = expect < 0 ? head : head.substring(0, expect);
+        int prefix = head.indexOf("ParseException: ");
+        return (prefix < 0 ? head : head.substring(prefix + "ParseException: ".length())).strip();
     }
 
     private static ParsedQuery.QueryShape shape(Select select, boolean distinctAggregate, boolean anyGroupBy) {
@@ -314,6 +316,8 @@ public final class JSqlDialectParser implements DialectParser {
                 ObjectName ref = columnName(column);
                 if (ref == null || ctx.lambdaNames().contains(ref.parts().getFirst())) return null;
                 if (ref.size() == 1 && NOT_COLUMNS.contains(ref.last())) return null;
+                // JSqlParser reads DuckDB's `lambda x: x + 1` as a column `lambda` plus a keyword argument `x`.
+                if (ref.size() == 1 && dialect == Dialect.DUCKDB && ref.last().equals("lambda")) return null;
                 ctx.scope().addColumnRef(ref);
                 return null;
             }
@@ -323,7 +327,16 @@ public final class JSqlDialectParser implements DialectParser {
                 List<String> name = function.getMultipartName();
                 if (name != null && !name.isEmpty()) functions.add(QueryScope.lower(unquote(name.getLast())));
                 if (function.isDistinct()) distinctAggregate = true;
-                return super.visit(function, context);
+                super.visit(function, context);
+                if (function.getKeywordArguments() != null) {
+                    Ctx ctx = (Ctx) context;
+                    for (Function.KeywordArgument ka : function.getKeywordArguments()) {
+                        Set<String> names = new HashSet<>(ctx.lambdaNames());
+                        names.add(QueryScope.lower(ka.getKeyword()));
+                        if (ka.getExpression() != null) ka.getExpression().accept(this, new Ctx(ctx.scope(), ctx.ctes(), names));
+                    }
+                }
+                return null;
             }
 
             @Override

@@ -7,6 +7,7 @@ import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.NlConstraints;
+import dev.sqloop.validator.SqlCorpus;
 import dev.sqloop.validator.StaticValidator;
 import dev.sqloop.validator.ValidationTarget;
 import dev.sqloop.validator.parse.ObjectName;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Loads a real catalog from a real DuckDB file and validates queries against it. */
@@ -43,12 +45,13 @@ class DuckDbSchemaCatalogIT {
         url = "jdbc:duckdb:" + dir.resolve("shop.duckdb");
         try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
             st.execute("CREATE TABLE customers (id INTEGER, name VARCHAR, country VARCHAR)");
-            st.execute("CREATE TABLE orders (id INTEGER, customer_id INTEGER, status VARCHAR, amount DOUBLE, order_date DATE, note VARCHAR)");
+            st.execute("CREATE TABLE orders (id INTEGER, customer_id INTEGER, status VARCHAR, amount DOUBLE, order_date DATE, note VARCHAR,"
+                    + " tags VARCHAR[])");
             st.execute("CREATE SCHEMA hidden");
             st.execute("CREATE TABLE hidden.secrets (id INTEGER, token VARCHAR)");
             st.execute("INSERT INTO customers VALUES (1, 'Ada', 'FR'), (2, 'Bob', 'DE'), (3, 'Cy', 'US')");
             st.execute("INSERT INTO orders SELECT i, 1 + i % 3, CASE i % 3 WHEN 0 THEN 'shipped' WHEN 1 THEN 'pending' ELSE 'cancelled' END,"
-                    + " i * 10.5, DATE '2024-01-01' + CAST(i AS INTEGER), 'note ' || i FROM range(200) t(i)");
+                    + " i * 10.5, DATE '2024-01-01' + CAST(i AS INTEGER), 'note ' || i, ['t' || (i % 4)] FROM range(200) t(i)");
         }
         catalog = load(new CatalogLoadOptions(List.of(), Set.of("main"), Set.of(), 50, 200));
         target = new ValidationTarget(Dialect.DUCKDB, catalog);
@@ -73,7 +76,8 @@ class DuckDbSchemaCatalogIT {
     void shouldLoadTablesColumnsAndTypesFromInformationSchema() {
         TableSchema orders = catalog.resolve(ObjectName.of("orders")).orElseThrow();
         assertEquals("main.orders", orders.qualifiedName());
-        assertEquals(List.of("id", "customer_id", "status", "amount", "order_date", "note"), List.copyOf(orders.columns().keySet()));
+        assertEquals(List.of("id", "customer_id", "status", "amount", "order_date", "note", "tags"),
+                List.copyOf(orders.columns().keySet()));
         assertEquals("DOUBLE", orders.columns().get("amount"));
     }
 
@@ -151,6 +155,24 @@ class DuckDbSchemaCatalogIT {
         try (Connection c = DriverManager.getConnection(url, ro)) {
             c.prepareStatement(sql).getMetaData(); // DuckDB binds eagerly: proves the query is really valid
         }
+    }
+
+    static java.util.stream.Stream<String> duckDbCorpus() {
+        return SqlCorpus.load(SqlCorpus.LEGITIMATE).stream().filter(c -> c.dialect() == Dialect.DUCKDB).map(SqlCorpus.Case::sql);
+    }
+
+    /** Every DuckDB query of the shipped corpus binds on the real engine and passes validation (no value index). */
+    @ParameterizedTest
+    @MethodSource("duckDbCorpus")
+    void shouldPassEveryLegitimateCorpusQueryThatDuckDbBinds(String sql) throws SQLException {
+        ValidationTarget noValueIndex = new ValidationTarget(Dialect.DUCKDB,
+                load(new CatalogLoadOptions(List.of(), Set.of("main"), Set.of(), 0, 0)));
+        Properties ro = new Properties();
+        ro.setProperty("duckdb.read_only", "true");
+        try (Connection c = DriverManager.getConnection(url, ro)) {
+            c.prepareStatement(sql).getMetaData();
+        }
+        assertEquals(List.of(), StaticValidator.validate(sql, noValueIndex, NlConstraints.NONE));
     }
 
     @Test
