@@ -1,0 +1,48 @@
+package dev.sqloop.validator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.JsonCodec;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The SQL corpora shipped on the classpath under {@code corpus/}, JSON lines of
+ * {@code {"dialects":[...],"sql":"...","why":"...","expect":"syntax_error"}} ({@code expect} defaults to
+ * {@code read_only_violation}): {@link #EVASIONS} (writes and evasion tricks every
+ * validator and executor must stop) and {@link #LEGITIMATE} (read queries that must pass).
+ */
+public final class SqlCorpus {
+    public static final String EVASIONS = "corpus/evasion-corpus.jsonl";
+    public static final String LEGITIMATE = "corpus/legit-queries.jsonl";
+
+    /** One corpus entry for one dialect; {@code expect} is the category a rejection must carry (evasions only). */
+    public record Case(Dialect dialect, String sql, String why, String expect) {}
+
+    private SqlCorpus() {}
+
+    public static List<Case> load(String resource) {
+        List<Case> out = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(
+                Objects.requireNonNull(SqlCorpus.class.getResourceAsStream("/" + resource), resource), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.isBlank()) continue;
+                JsonNode n = JsonCodec.mapper().readTree(line);
+                String why = n.has("why") ? n.get("why").asText() : "";
+                String expect = n.has("expect") ? n.get("expect").asText() : "read_only_violation";
+                for (JsonNode d : n.get("dialects")) out.add(new Case(Dialect.fromWire(d.asText()), n.get("sql").asText(), why, expect));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+}

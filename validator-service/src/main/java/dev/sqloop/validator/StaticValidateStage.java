@@ -1,0 +1,74 @@
+package dev.sqloop.validator;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.Message;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.validator.check.SchemaCheck;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The {@code static-validate} stage: parses the attempt's SQL with the datasource's dialect parser, checks
+ * it is one read-only query, that its tables, columns, functions and filter values exist, and that it meets
+ * the question's constraints. Pass → {@code execute}; issues → {@code repair-feedback}; each decision also
+ * goes to {@code events} as an {@link AttemptEvent}.
+ */
+public final class StaticValidateStage implements Stage<QuestionTask> {
+    public static final String NAME = SchemaCheck.STAGE;
+
+    private final DatasourceCatalogs datasources;
+    private final Clock clock;
+
+    public StaticValidateStage(DatasourceCatalogs datasources, Clock clock) {
+        this.datasources = Objects.requireNonNull(datasources, "datasources");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Class<QuestionTask> inputType() {
+        return QuestionTask.class;
+    }
+
+    @Override
+    public Outcome process(QuestionTask task, StageContext context) {
+        Instant started = clock.instant();
+        Optional<ValidationTarget> target = datasources.find(task.datasource());
+        if (target.isEmpty()) {
+            String message = "unknown datasource '" + task.datasource() + "'";
+            return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,
+                    message, clock.instant())).and(Topics.EVENTS, event(task, List.of(), "final", message, started));
+        }
+        List<Issue> issues = task.sql() == null || task.sql().isBlank()
+                ? List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, "the attempt carries no SQL"))
+                : StaticValidator.validate(task.sql(), target.get(), task.constraints());
+        long millis = Math.max(0, clock.millis() - started.toEpochMilli());
+        QuestionTask timed = task.withTiming(NAME, millis);
+        if (issues.isEmpty()) {
+            return Outcome.forward(Topics.EXECUTE, timed).and(Topics.EVENTS, event(task, issues, "pass", null, started));
+        }
+        String reason = issues.getFirst().category().wireName() + ": " + issues.getFirst().message();
+        return Outcome.repair(timed.withIssues(issues)).and(Topics.EVENTS, event(task, issues, "repair", reason, started));
+    }
+
+    private Message event(QuestionTask task, List<Issue> issues, String decision, String reason, Instant started) {
+        Instant now = clock.instant();
+        return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, "validation", task.sql(), issues, decision,
+                reason, null, Math.max(0, now.toEpochMilli() - started.toEpochMilli()), now);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.sqloop.validator;
+
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.NlConstraints;
+import dev.sqloop.validator.check.ConstraintCheck;
+import dev.sqloop.validator.check.SchemaCheck;
+import dev.sqloop.validator.parse.DialectParsers;
+import dev.sqloop.validator.parse.ParsedQuery;
+import dev.sqloop.validator.parse.SqlRejection;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Static validation of one SQL text for one datasource, in order: parse with the dialect's parser (one
+ * read-only query, or a syntax / read-only issue and nothing else), then schema and NL-constraint checks.
+ * Pure and thread-safe; an empty list means the SQL may be executed.
+ */
+public final class StaticValidator {
+
+    private StaticValidator() {}
+
+    public static List<Issue> validate(String sql, ValidationTarget target, NlConstraints constraints) {
+        ParsedQuery parsed;
+        try {
+            parsed = DialectParsers.forDialect(target.dialect()).parse(sql);
+        } catch (SqlRejection r) {
+            return List.of(new Issue(SchemaCheck.STAGE, r.category(), r.getMessage(), r.identifier(), List.of()));
+        }
+        List<Issue> issues = new ArrayList<>(SchemaCheck.check(parsed, target.catalog()));
+        issues.addAll(ConstraintCheck.check(constraints, parsed));
+        return List.copyOf(issues);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.sqloop.validator.check;
+
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.NlConstraints;
+import dev.sqloop.validator.parse.ParsedQuery;
+import dev.sqloop.validator.parse.ParsedQuery.QueryShape;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks that the SQL does what the question demands ({@link NlConstraints}): the aggregate, grouping,
+ * ordering direction, row limit and distinctness. Only positive demands are checked: a {@code false} for
+ * grouping or distinctness cannot be told apart from "the question did not say", so it imposes nothing.
+ */
+public final class ConstraintCheck {
+    private static final Map<String, Set<String>> AGGREGATES = Map.of(
+            "count", Set.of("count", "count_star", "count_if", "approx_distinct", "approx_count_distinct"),
+            "sum", Set.of("sum"),
+            "avg", Set.of("avg", "mean"),
+            "min", Set.of("min", "min_by", "arg_min"),
+            "max", Set.of("max", "max_by", "arg_max"),
+            "median", Set.of("median", "percentile_cont", "approx_percentile", "quantile_cont", "percentile_approx"));
+    private static final Map<String, String> SYNONYMS = Map.of("average", "avg", "mean", "avg", "total", "sum",
+            "minimum", "min", "maximum", "max", "number", "count");
+
+    private ConstraintCheck() {}
+
+    public static List<Issue> check(NlConstraints c, ParsedQuery q) {
+        if (c == null) return List.of();
+        List<Issue> issues = new ArrayList<>();
+        QueryShape shape = q.shape();
+        if (c.aggregation() != null && !c.aggregation().isBlank()) {
+            String wanted = c.aggregation().trim().toLowerCase(Locale.ROOT);
+            wanted = SYNONYMS.getOrDefault(wanted, wanted);
+            Set<String> accepted = AGGREGATES.getOrDefault(wanted, Set.of(wanted));
+            if (accepted.stream().noneMatch(q.functions()::contains)) {
+                issues.add(issue("question asks for " + article(wanted) + " " + wanted.toUpperCase(Locale.ROOT)
+                        + ", SQL does not compute " + wanted.toUpperCase(Locale.ROOT) + "()", wanted.toUpperCase(Locale.ROOT)));
+            }
+        }
+        if (Boolean.TRUE.equals(c.groupBy()) && !shape.groupBy()) {
+            issues.add(issue("question asks for a result per group, SQL has no GROUP BY", "GROUP BY"));
+        }
+        if (c.orderDirection() != null && !c.orderDirection().isBlank()) {
+            String wanted = c.orderDirection().trim().toLowerCase(Locale.ROOT).startsWith("desc") ? "desc" : "asc";
+            String words = wanted.equals("desc") ? "descending" : "ascending";
+            if (shape.orderDirections().isEmpty()) {
+                issues.add(issue("question asks for results in " + words + " order, SQL has no ORDER BY", "ORDER BY"));
+            } else if (!shape.orderDirections().getFirst().equals(wanted)) {
+                issues.add(issue("question asks for " + words + " order, SQL orders its first key "
+                        + (wanted.equals("desc") ? "ascending" : "descending"), "ORDER BY"));
+            }
+        }
+        if (c.limit() != null) {
+            if (shape.limit() == null) {
+                issues.add(issue("question asks for the top " + c.limit() + ", SQL has no LIMIT", "LIMIT"));
+            } else if (shape.limit().longValue() != c.limit().longValue()) {
+                issues.add(issue("question asks for " + c.limit() + " rows, SQL has LIMIT " + shape.limit(), "LIMIT"));
+            }
+        }
+        if (Boolean.TRUE.equals(c.distinct()) && !shape.distinct() && !shape.groupBy()) {
+            issues.add(issue("question asks for distinct values, SQL has neither DISTINCT nor GROUP BY", "DISTINCT"));
+        }
+        return List.copyOf(issues);
+    }
+
+    private static String article(String word) {
+        return "aeiou".indexOf(word.charAt(0)) >= 0 ? "an" : "a";
+    }
+
+    private static Issue issue(String message, String identifier) {
+        return new Issue(SchemaCheck.STAGE, ErrorCategory.CONSTRAINT_VIOLATION, message, identifier, List.of());
+    }
+}

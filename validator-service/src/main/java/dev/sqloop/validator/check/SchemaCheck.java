@@ -1,0 +1,237 @@
+package dev.sqloop.validator.check;
+
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.validator.parse.ObjectName;
+import dev.sqloop.validator.parse.ParsedQuery;
+import dev.sqloop.validator.parse.QueryScope;
+import dev.sqloop.validator.parse.QueryScope.OutputItem;
+import dev.sqloop.validator.parse.QueryScope.Source;
+import dev.sqloop.validator.schema.NearNames;
+import dev.sqloop.validator.schema.SchemaCatalog;
+import dev.sqloop.validator.schema.TableSchema;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Checks a parsed query against a datasource's {@link SchemaCatalog}: tables exist (and are allowed: the
+ * catalog holds only allowed tables), columns resolve through aliases, CTEs, subqueries, {@code *} and
+ * {@code USING}, functions exist in the engine, and string literals compared with an indexed low-cardinality
+ * column are among its values. It stays silent where it cannot be sure (a construct whose columns are not
+ * modelled): a false alarm would send a correct query to repair.
+ */
+public final class SchemaCheck {
+    public static final String STAGE = "static-validate";
+
+    /** Syntax that parsers report as function calls but engines do not list as functions. */
+    private static final Set<String> SYNTAX_FUNCTIONS = Set.of("coalesce", "nullif", "cast", "try_cast", "extract",
+            "if", "ifnull", "greatest", "least", "grouping", "row", "array", "struct", "map", "list", "exists", "case",
+            "position", "substring", "trim", "overlay", "interval", "date", "timestamp", "time", "unnest",
+            "count", "count_star", "row_number", "rank", "dense_rank", "nvl", "try", "values", "current_date",
+            "current_timestamp", "localtimestamp", "generate_series", "range", "sequence", "explode", "posexplode");
+
+    private final SchemaCatalog catalog;
+    private final ParsedQuery query;
+    private final Map<QueryScope, Columns> outputsMemo = new IdentityHashMap<>();
+    private final List<Issue> issues = new ArrayList<>();
+    private final Set<String> reported = new LinkedHashSet<>();
+
+    /** The column names a source offers; {@code complete == false} means other, unmodelled names may exist. */
+    record Columns(Set<String> names, boolean complete) {
+        static final Columns UNKNOWN = new Columns(Set.of(), false);
+    }
+
+    private SchemaCheck(SchemaCatalog catalog, ParsedQuery query) {
+        this.catalog = catalog;
+        this.query = query;
+    }
+
+    public static List<Issue> check(ParsedQuery query, SchemaCatalog catalog) {
+        SchemaCheck c = new SchemaCheck(catalog, query);
+        c.tables();
+        c.functions();
+        for (QueryScope scope : query.scopes()) {
+            for (ObjectName ref : scope.columnRefs()) c.column(scope, ref);
+        }
+        c.values();
+        return List.copyOf(c.issues);
+    }
+
+    private void tables() {
+        for (ObjectName t : query.tables()) {
+            if (catalog.resolve(t).isPresent()) continue;
+            List<String> names = catalog.tables().stream().map(TableSchema::name).toList();
+            List<String> near = NearNames.of(t.last(), names).stream()
+                    .map(n -> catalog.tables().stream().filter(x -> x.name().equals(n)).findFirst().map(TableSchema::qualifiedName).orElse(n))
+                    .toList();
+            add(ErrorCategory.TABLE_NOT_FOUND, "table " + t.text() + " does not exist or is not allowed for this datasource",
+                    t.text(), near);
+        }
+    }
+
+    private void functions() {
+        Set<String> known = catalog.functions();
+        if (known.isEmpty()) return;
+        for (String f : query.functions()) {
+            if (known.contains(f) || SYNTAX_FUNCTIONS.contains(f)) continue;
+            add(ErrorCategory.UNSUPPORTED_FUNCTION, "function " + f + "() does not exist in " + query.dialect().displayName(),
+                    f, NearNames.of(f, known));
+        }
+    }
+
+    private void column(QueryScope scope, ObjectName ref) {
+        if (ref.size() == 1) {
+            unqualified(scope, ref.last(), ref);
+            return;
+        }
+        for (int k = Math.min(3, ref.size() - 1); k >= 1; k--) {
+            List<String> qualifier = ref.parts().subList(0, k);
+            String col = ref.parts().get(k);
+            for (QueryScope s = scope; s != null; s = s.parent()) {
+                for (Source src : s.sources()) {
+                    if (!qualifies(src, qualifier)) continue;
+                    Columns cols = columns(src);
+                    if (cols.names().contains(col) || !cols.complete()) return;
+                    add(ErrorCategory.COLUMN_NOT_FOUND, "column " + col + " does not exist in " + describe(src),
+                            ref.text(), NearNames.of(col, cols.names()));
+                    return;
+                }
+            }
+        }
+        // Not a known qualifier: maybe a struct field of a column (s.field), else an unknown alias.
+        if (resolvesUnqualified(scope, ref.parts().getFirst()) || anyUnknown(scope)) return;
+        List<String> aliases = scope.sources().stream().map(Source::exposedName).filter(n -> n != null).toList();
+        add(ErrorCategory.COLUMN_NOT_FOUND, "no table or alias named " + ref.parts().getFirst() + " for column " + ref.text(),
+                ref.text(), NearNames.of(ref.parts().getFirst(), aliases));
+    }
+
+    private void unqualified(QueryScope scope, String name, ObjectName ref) {
+        if (resolvesUnqualified(scope, name) || anyUnknown(scope)) return;
+        Set<String> pool = new LinkedHashSet<>();
+        for (Source src : scope.sources()) pool.addAll(columns(src).names());
+        String where = scope.sources().isEmpty() ? "(no FROM clause)"
+                : String.join(", ", scope.sources().stream().map(this::describe).toList());
+        add(ErrorCategory.COLUMN_NOT_FOUND, "column " + name + " does not exist in " + where, ref.text(), NearNames.of(name, pool));
+    }
+
+    private boolean resolvesUnqualified(QueryScope scope, String name) {
+        for (QueryScope s = scope; s != null; s = s.parent()) {
+            if (s.usingColumns().contains(name)) return true;
+            for (Source src : s.sources()) if (columns(src).names().contains(name)) return true;
+        }
+        // Output aliases are visible in ORDER BY, GROUP BY, HAVING and QUALIFY of the same block.
+        return scope.outputs().stream().anyMatch(o -> o.aliased() && name.equals(o.name()));
+    }
+
+    private boolean anyUnknown(QueryScope scope) {
+        for (QueryScope s = scope; s != null; s = s.parent()) {
+            if (s.lenient()) return true;
+            for (Source src : s.sources()) if (!columns(src).complete()) return true;
+        }
+        return false;
+    }
+
+    private static boolean qualifies(Source src, List<String> qualifier) {
+        if (qualifier.size() == 1) {
+            String q = qualifier.getFirst();
+            return q.equals(src.exposedName()) || src.table() != null && q.equals(src.table().last());
+        }
+        if (src.table() == null || src.table().size() < qualifier.size()) return false;
+        List<String> tp = src.table().parts();
+        return tp.subList(tp.size() - qualifier.size(), tp.size()).equals(qualifier);
+    }
+
+    Columns columns(Source src) {
+        Columns base;
+        if (src.table() != null) {
+            Optional<TableSchema> t = catalog.resolve(src.table());
+            base = t.map(ts -> new Columns(ts.columns().keySet(), true)).orElse(Columns.UNKNOWN);
+        } else if (src.derived() != null) {
+            base = outputs(src.derived());
+        } else {
+            base = Columns.UNKNOWN;
+        }
+        if (!src.columnAliases().isEmpty()) return new Columns(new LinkedHashSet<>(src.columnAliases()), true);
+        return base;
+    }
+
+    private Columns outputs(QueryScope scope) {
+        Columns memo = outputsMemo.get(scope);
+        if (memo != null) return memo;
+        outputsMemo.put(scope, Columns.UNKNOWN);
+        Set<String> names = new LinkedHashSet<>();
+        boolean complete = !scope.lenient();
+        for (OutputItem o : scope.outputs()) {
+            if (o.star()) {
+                for (Source src : scope.sources()) {
+                    if (o.starQualifier() != null && !o.starQualifier().equals(src.exposedName())
+                            && !(src.table() != null && o.starQualifier().equals(src.table().last()))) continue;
+                    Columns c = columns(src);
+                    names.addAll(c.names());
+                    complete &= c.complete();
+                }
+            } else if (o.name() != null) {
+                names.add(o.name());
+            } else {
+                complete = false;
+            }
+        }
+        Columns result = new Columns(names, complete);
+        outputsMemo.put(scope, result);
+        return result;
+    }
+
+    private void values() {
+        for (ParsedQuery.ValueFilter f : query.filters()) {
+            Optional<TableColumn> col = baseColumn(f.scope(), f.column());
+            if (col.isEmpty()) continue;
+            Optional<List<String>> known = catalog.values(col.get().table(), col.get().column());
+            if (known.isEmpty()) continue;
+            for (String v : f.values()) {
+                if (known.get().contains(v)) continue;
+                add(ErrorCategory.CONSTRAINT_VIOLATION, "value '" + v + "' never occurs in " + col.get().table().qualifiedName()
+                        + "." + col.get().column() + " (known values: " + preview(known.get()) + ")", v, NearNames.of(v, known.get()));
+            }
+        }
+    }
+
+    private record TableColumn(TableSchema table, String column) {}
+
+    /** The base-table column a filter's column designates, when it designates one directly. */
+    private Optional<TableColumn> baseColumn(QueryScope scope, ObjectName ref) {
+        String col = ref.last();
+        List<String> qualifier = ref.size() > 1 ? ref.parts().subList(0, ref.size() - 1) : null;
+        for (QueryScope s = scope; s != null; s = s.parent()) {
+            List<Source> candidates = s.sources().stream()
+                    .filter(src -> qualifier == null ? columns(src).names().contains(col) : qualifies(src, qualifier)).toList();
+            if (candidates.size() == 1 && candidates.getFirst().table() != null && candidates.getFirst().columnAliases().isEmpty()) {
+                return catalog.resolve(candidates.getFirst().table()).filter(t -> t.columns().containsKey(col))
+                        .map(t -> new TableColumn(t, col));
+            }
+            if (!candidates.isEmpty()) return Optional.empty();
+        }
+        return Optional.empty();
+    }
+
+    private static String preview(List<String> values) {
+        List<String> head = values.stream().limit(10).map(v -> "'" + v + "'").toList();
+        return String.join(", ", head) + (values.size() > 10 ? ", …" : "");
+    }
+
+    private String describe(Source src) {
+        if (src.table() != null) {
+            return catalog.resolve(src.table()).map(TableSchema::qualifiedName).orElse(src.table().text())
+                    + (src.alias() != null ? " (alias " + src.alias() + ")" : "");
+        }
+        return src.alias() != null ? src.alias() : "a subquery";
+    }
+
+    private void add(ErrorCategory category, String message, String identifier, List<String> candidates) {
+        if (reported.add(category + "|" + identifier)) issues.add(new Issue(STAGE, category, message, identifier, candidates));
+    }
+}

@@ -1,0 +1,117 @@
+package dev.sqloop.validator.parse;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One SELECT block as name resolution sees it, the same for every parser: what its FROM clause brings into
+ * scope, the column references written directly in it (not in nested blocks), and what it outputs.
+ * {@link #parent()} is the enclosing block a correlated subquery may refer to.
+ */
+public final class QueryScope {
+
+    /**
+     * Something a FROM clause brings into scope. Exactly one of {@code table} (a base table), {@code derived}
+     * (a subquery or CTE body) is set, or neither with {@code opaque} (a table function, UNNEST, LATERAL VIEW,
+     * VALUES: columns not modelled, only their aliases are known).
+     */
+    public record Source(String alias, ObjectName table, QueryScope derived, List<String> columnAliases, boolean opaque) {
+        public Source {
+            columnAliases = columnAliases == null ? List.of() : columnAliases.stream().map(QueryScope::lower).toList();
+            alias = alias == null ? null : lower(alias);
+        }
+
+        /** The name a qualified column may use for this source: its alias, else the table's last part. */
+        public String exposedName() {
+            if (alias != null) return alias;
+            return table != null ? table.last() : null;
+        }
+    }
+
+    /**
+     * One select-list item: a named column, an unnamed expression ({@code name == null}), or a star.
+     * {@code aliased} marks a name given with AS, which ORDER BY / GROUP BY / HAVING may refer to.
+     */
+    public record OutputItem(String name, boolean aliased, boolean star, String starQualifier) {
+        /** A column's own name passed through ({@code SELECT status}). */
+        public static OutputItem named(String name) {
+            return new OutputItem(lower(name), false, false, null);
+        }
+
+        /** A name given with AS. */
+        public static OutputItem aliased(String name) {
+            return new OutputItem(lower(name), true, false, null);
+        }
+
+        public static OutputItem anonymous() {
+            return new OutputItem(null, false, false, null);
+        }
+
+        public static OutputItem star(String qualifier) {
+            return new OutputItem(null, false, true, qualifier == null ? null : lower(qualifier));
+        }
+    }
+
+    private final QueryScope parent;
+    private final List<Source> sources = new ArrayList<>();
+    private final List<ObjectName> columnRefs = new ArrayList<>();
+    private final List<OutputItem> outputs = new ArrayList<>();
+    private final Set<String> usingColumns = new LinkedHashSet<>();
+    private boolean lenient;
+
+    public QueryScope(QueryScope parent) {
+        this.parent = parent;
+    }
+
+    public QueryScope parent() {
+        return parent;
+    }
+
+    public List<Source> sources() {
+        return Collections.unmodifiableList(sources);
+    }
+
+    public List<ObjectName> columnRefs() {
+        return Collections.unmodifiableList(columnRefs);
+    }
+
+    public List<OutputItem> outputs() {
+        return Collections.unmodifiableList(outputs);
+    }
+
+    public Set<String> usingColumns() {
+        return Collections.unmodifiableSet(usingColumns);
+    }
+
+    /** True when the block uses a construct whose names are not modelled, so unqualified misses are not reported. */
+    public boolean lenient() {
+        return lenient;
+    }
+
+    public void addSource(Source source) {
+        sources.add(source);
+    }
+
+    public void addColumnRef(ObjectName ref) {
+        columnRefs.add(ref);
+    }
+
+    public void addOutput(OutputItem item) {
+        outputs.add(item);
+    }
+
+    public void addUsingColumn(String name) {
+        usingColumns.add(lower(name));
+    }
+
+    public void markLenient() {
+        lenient = true;
+    }
+
+    static String lower(String s) {
+        return s.toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.sqloop.validator.parse;
+
+import dev.sqloop.common.Dialect;
+
+/**
+ * A lexical pre-pass run before any parser, independent of it: it knows each dialect's string and comment
+ * rules, rejects characters a parser and an engine could read differently (non-ASCII outside string literals
+ * and quoted identifiers, control characters, Unicode line separators inside comments), rejects text after a
+ * statement-ending {@code ;} (stacked statements), and returns the SQL with one trailing {@code ;} removed.
+ *
+ * <p>Why its own lexer: Postgres and DuckDB read {@code 'a\'} as a complete string while a parser that honours
+ * backslash escapes reads on, so {@code SELECT 'a\' ; DELETE FROM t; --'} looks like one SELECT to it.
+ */
+public final class SqlText {
+
+    private SqlText() {}
+
+    /** The SQL with surrounding blanks and one trailing semicolon removed, or a rejection. */
+    public static String precheck(String sql, Dialect dialect) throws SqlRejection {
+        if (sql == null || sql.isBlank()) throw SqlRejection.syntax("empty SQL");
+        boolean backslashEscapes = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
+        boolean doubleQuotedStrings = backslashEscapes;
+        int n = sql.length();
+        int endOfStatement = -1;
+        int i = 0;
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (c == '\'' || (c == '"' && doubleQuotedStrings)) {
+                i = skipQuoted(sql, i, c, backslashEscapes || isEscapeStringPrefix(sql, i, dialect));
+                continue;
+            }
+            if (c == '"' || c == '`') {
+                i = skipQuoted(sql, i, c, false);
+                continue;
+            }
+            if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                int end = i;
+                while (end < n && sql.charAt(end) != '\n' && sql.charAt(end) != '\r') end++;
+                requireAsciiComment(sql, i, end);
+                i = end;
+                continue;
+            }
+            if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                if (end < 0) throw SqlRejection.syntax("unterminated /* comment at offset " + i);
+                // Postgres nests block comments, most others do not: a nested opener could hide a statement.
+                if (sql.substring(i + 2, end).contains("/*")) {
+                    throw SqlRejection.readOnly("nested /* comment: engines disagree on where it ends", "/*");
+                }
+                requireAsciiComment(sql, i, end);
+                i = end + 2;
+                continue;
+            }
+            if (c == ';') {
+                if (endOfStatement >= 0) throw SqlRejection.readOnly("more than one statement: a second ';'", ";");
+                endOfStatement = i;
+                i++;
+                continue;
+            }
+            if (endOfStatement >= 0 && !Character.isWhitespace(c)) {
+                throw SqlRejection.readOnly("more than one statement: text follows ';' at offset " + endOfStatement,
+                        snippet(sql, i));
+            }
+            requireSafeCodeChar(sql, i);
+            i++;
+        }
+        String body = endOfStatement >= 0 ? sql.substring(0, endOfStatement) : sql;
+        if (body.isBlank()) throw SqlRejection.syntax("empty SQL");
+        return body.strip();
+    }
+
+    private static boolean isEscapeStringPrefix(String sql, int quote, Dialect dialect) {
+        // Postgres/DuckDB E'...' strings honour backslash escapes; standard strings do not.
+        if (quote == 0 || (dialect != Dialect.POSTGRES && dialect != Dialect.DUCKDB)) return false;
+        char p = sql.charAt(quote - 1);
+        boolean prefixed = p == 'e' || p == 'E';
+        return prefixed && (quote == 1 || !Character.isLetterOrDigit(sql.charAt(quote - 2)) && sql.charAt(quote - 2) != '_');
+    }
+
+    private static int skipQuoted(String sql, int start, char quote, boolean backslashEscapes) throws SqlRejection {
+        int n = sql.length();
+        int i = start + 1;
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (backslashEscapes && c == '\\') {
+                i += 2;
+                continue;
+            }
+            if (c == quote) {
+                if (i + 1 < n && sql.charAt(i + 1) == quote) {
+                    i += 2;
+                    continue;
+                }
+                return i + 1;
+            }
+            i++;
+        }
+        throw SqlRejection.syntax("unterminated " + quote + " quote starting at offset " + start);
+    }
+
+    private static void requireAsciiComment(String sql, int from, int to) throws SqlRejection {
+        for (int i = from; i < to; i++) {
+            char c = sql.charAt(i);
+            if (c > 126 || (c < 32 && c != '\t' && c != '\n' && c != '\r')) {
+                throw SqlRejection.readOnly("character " + codePoint(c) + " inside a comment: engines disagree on where such comments end",
+                        codePoint(c));
+            }
+        }
+    }
+
+    private static void requireSafeCodeChar(String sql, int i) throws SqlRejection {
+        char c = sql.charAt(i);
+        if (c <= 126 && (c >= 32 || c == '\t' || c == '\n' || c == '\r')) return;
+        throw SqlRejection.readOnly("character " + codePoint(c) + " outside a string literal or quoted identifier"
+                + " (look-alike, zero-width or control characters are not accepted)", codePoint(c));
+    }
+
+    private static String codePoint(char c) {
+        return String.format("U+%04X", (int) c);
+    }
+
+    private static String snippet(String sql, int from) {
+        return sql.substring(from, Math.min(sql.length(), from + 30)).strip();
+    }
+}

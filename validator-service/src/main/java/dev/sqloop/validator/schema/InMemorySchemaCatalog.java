@@ -1,0 +1,89 @@
+package dev.sqloop.validator.schema;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** An immutable loaded catalog: what {@link JdbcSchemaCatalogLoader} produces and what tests build by hand. */
+public final class InMemorySchemaCatalog implements SchemaCatalog {
+    private final List<TableSchema> tables;
+    private final Set<String> functions;
+    private final Map<String, List<String>> values;
+    private final String defaultSchema;
+
+    private InMemorySchemaCatalog(Builder b) {
+        this.tables = List.copyOf(b.tables);
+        this.functions = Set.copyOf(b.functions);
+        this.values = Map.copyOf(b.values);
+        this.defaultSchema = b.defaultSchema;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public List<TableSchema> tables() {
+        return tables;
+    }
+
+    @Override
+    public Set<String> functions() {
+        return functions;
+    }
+
+    @Override
+    public Optional<List<String>> values(TableSchema table, String column) {
+        return Optional.ofNullable(values.get(key(table, column)));
+    }
+
+    @Override
+    public String defaultSchema() {
+        return defaultSchema;
+    }
+
+    private static String key(TableSchema table, String column) {
+        return table.qualifiedName() + "#" + column.toLowerCase(Locale.ROOT);
+    }
+
+    /** Collects tables, functions and indexed values. */
+    public static final class Builder {
+        private final List<TableSchema> tables = new ArrayList<>();
+        private final Set<String> functions = new LinkedHashSet<>();
+        private final Map<String, List<String>> values = new HashMap<>();
+        private String defaultSchema;
+
+        public Builder table(TableSchema table) {
+            tables.add(table);
+            return this;
+        }
+
+        public Builder table(String schema, String name, Map<String, String> columns) {
+            return table(new TableSchema(null, schema, name, columns));
+        }
+
+        public Builder functions(java.util.Collection<String> names) {
+            names.forEach(n -> functions.add(n.toLowerCase(Locale.ROOT)));
+            return this;
+        }
+
+        public Builder values(TableSchema table, String column, List<String> distinctValues) {
+            values.put(key(table, column), List.copyOf(distinctValues));
+            return this;
+        }
+
+        public Builder defaultSchema(String schema) {
+            this.defaultSchema = schema == null ? null : schema.toLowerCase(Locale.ROOT);
+            return this;
+        }
+
+        public InMemorySchemaCatalog build() {
+            return new InMemorySchemaCatalog(this);
+        }
+    }
+}

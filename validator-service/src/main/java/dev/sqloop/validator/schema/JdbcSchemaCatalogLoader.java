@@ -1,0 +1,165 @@
+package dev.sqloop.validator.schema;
+
+import dev.sqloop.common.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Loads a {@link SchemaCatalog} from a live datasource through JDBC, the engine's own way: {@code
+ * information_schema.columns} on PostgreSQL, DuckDB and Trino; {@code SHOW TABLES} + {@code DESCRIBE} on Hive
+ * and Spark. Functions come from {@code pg_proc}, {@code duckdb_functions()} or {@code SHOW FUNCTIONS}. Text
+ * columns with few distinct values are indexed ({@code SELECT DISTINCT … LIMIT n+1}).
+ */
+public final class JdbcSchemaCatalogLoader {
+    private static final Set<String> SYSTEM_SCHEMAS = Set.of("information_schema", "pg_catalog", "pg_toast", "sys");
+    private static final Set<String> TEXT_TYPES = Set.of("varchar", "text", "string", "char", "character varying",
+            "character", "bpchar", "enum");
+
+    private final Dialect dialect;
+    private final CatalogLoadOptions options;
+
+    public JdbcSchemaCatalogLoader(Dialect dialect, CatalogLoadOptions options) {
+        this.dialect = dialect;
+        this.options = options;
+    }
+
+    public SchemaCatalog load(Connection connection) throws SQLException {
+        InMemorySchemaCatalog.Builder b = InMemorySchemaCatalog.builder();
+        List<TableSchema> tables = switch (dialect) {
+            case HIVE, SPARKSQL -> showTables(connection);
+            default -> informationSchema(connection);
+        };
+        tables.forEach(b::table);
+        b.functions(functions(connection));
+        b.defaultSchema(defaultSchema(connection));
+        indexValues(connection, tables, b);
+        return b.build();
+    }
+
+    private List<TableSchema> informationSchema(Connection c) throws SQLException {
+        List<String> catalogs = options.catalogs().isEmpty() ? java.util.Collections.singletonList(null) : options.catalogs();
+        Map<String, TableSchema.Builder> tables = new LinkedHashMap<>();
+        for (String catalog : catalogs) {
+            String from = (catalog == null ? "" : quote(catalog) + ".") + "information_schema.columns";
+            String sql = "SELECT table_catalog, table_schema, table_name, column_name, data_type FROM " + from
+                    + " ORDER BY table_catalog, table_schema, table_name, ordinal_position";
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+                while (rs.next()) {
+                    String schema = rs.getString(2);
+                    String table = rs.getString(3);
+                    if (SYSTEM_SCHEMAS.contains(schema.toLowerCase(Locale.ROOT)) || !options.allows(schema, table)) continue;
+                    // Postgres has one database per connection: its name is not part of a table reference.
+                    String cat = dialect == Dialect.TRINO || dialect == Dialect.PRESTO ? rs.getString(1) : null;
+                    tables.computeIfAbsent(cat + "." + schema + "." + table, k -> new TableSchema.Builder(cat, schema, table))
+                            .column(rs.getString(4), rs.getString(5));
+                }
+            }
+        }
+        return tables.values().stream().map(TableSchema.Builder::build).toList();
+    }
+
+    private List<TableSchema> showTables(Connection c) throws SQLException {
+        List<String> databases = options.allowedSchemas().isEmpty() ? List.of("default") : List.copyOf(options.allowedSchemas());
+        List<TableSchema> out = new ArrayList<>();
+        for (String db : databases) {
+            List<String> names = new ArrayList<>();
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW TABLES IN " + quote(db))) {
+                // Hive returns (tab_name); Spark returns (namespace, tableName, isTemporary).
+                int col = rs.getMetaData().getColumnCount() >= 2 ? 2 : 1;
+                while (rs.next()) names.add(rs.getString(col));
+            }
+            for (String name : names) {
+                if (!options.allows(db, name)) continue;
+                TableSchema.Builder t = new TableSchema.Builder(null, db, name);
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("DESCRIBE " + quote(db) + "." + quote(name))) {
+                    while (rs.next()) {
+                        String col = rs.getString(1);
+                        // DESCRIBE appends partition information after a blank or '#' line.
+                        if (col == null || col.isBlank() || col.startsWith("#")) break;
+                        t.column(col.strip(), rs.getString(2) == null ? "" : rs.getString(2).strip());
+                    }
+                }
+                out.add(t.build());
+            }
+        }
+        return out;
+    }
+
+    private List<String> functions(Connection c) throws SQLException {
+        String sql = switch (dialect) {
+            case POSTGRES -> "SELECT DISTINCT proname FROM pg_proc";
+            case DUCKDB -> "SELECT DISTINCT function_name FROM duckdb_functions()";
+            default -> "SHOW FUNCTIONS";
+        };
+        List<String> names = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                String n = rs.getString(1);
+                if (n == null) continue;
+                // Spark lists catalog functions qualified (spark_catalog.default.f): keep the last part.
+                names.add(n.substring(n.lastIndexOf('.') + 1).strip());
+            }
+        }
+        return names;
+    }
+
+    private String defaultSchema(Connection c) {
+        try {
+            String s = c.getSchema();
+            return s != null ? s : switch (dialect) {
+                case POSTGRES -> "public";
+                case DUCKDB -> "main";
+                default -> "default";
+            };
+        } catch (SQLException | AbstractMethodError e) {
+            return null;
+        }
+    }
+
+    private void indexValues(Connection c, List<TableSchema> tables, InMemorySchemaCatalog.Builder b) throws SQLException {
+        int max = options.valueIndexMaxDistinct();
+        int budget = options.valueIndexMaxColumns();
+        if (max <= 0) return;
+        for (TableSchema t : tables) {
+            for (Map.Entry<String, String> col : t.columns().entrySet()) {
+                if (budget-- <= 0 || !isText(col.getValue())) continue;
+                String sql = "SELECT DISTINCT " + quote(col.getKey()) + " FROM " + reference(t) + " LIMIT " + (max + 1);
+                List<String> values = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String v = rs.getString(1);
+                        if (v != null) values.add(v);
+                    }
+                }
+                if (values.size() <= max) b.values(t, col.getKey(), values);
+            }
+        }
+    }
+
+    private static boolean isText(String type) {
+        String t = type.toLowerCase(Locale.ROOT);
+        int paren = t.indexOf('(');
+        return TEXT_TYPES.contains((paren < 0 ? t : t.substring(0, paren)).strip());
+    }
+
+    private String reference(TableSchema t) {
+        StringBuilder sb = new StringBuilder();
+        if (t.catalog() != null) sb.append(quote(t.catalog())).append('.');
+        if (t.schema() != null) sb.append(quote(t.schema())).append('.');
+        return sb.append(quote(t.name())).toString();
+    }
+
+    private String quote(String identifier) {
+        char q = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL ? '`' : '"';
+        return q + identifier.replace(String.valueOf(q), String.valueOf(q) + q) + q;
+    }
+}

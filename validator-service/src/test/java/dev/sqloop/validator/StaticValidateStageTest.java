@@ -1,0 +1,100 @@
+package dev.sqloop.validator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.NlConstraints;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.message.TokenUsage;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.StageContext;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class StaticValidateStageTest {
+    private static final Instant NOW = Instant.parse("2026-11-22T10:00:00Z");
+    private static final StageContext CONTEXT = new StageContext(Map.of(), NOW, 0);
+
+    private final StaticValidateStage stage = new StaticValidateStage(
+            name -> name.equals("shop") ? Optional.of(new ValidationTarget(Dialect.DUCKDB, SampleCatalog.create())) : Optional.empty(),
+            Clock.fixed(NOW, ZoneOffset.UTC));
+
+    private static QuestionTask task(String datasource, String sql, NlConstraints constraints) {
+        return QuestionTask.create("q-1", "t", datasource, "top 5 orders by amount", 3, NOW)
+                .withContext(null, null, constraints).withSql(sql, TokenUsage.ZERO);
+    }
+
+    @Test
+    void shouldForwardValidSqlToExecuteAndLogAPassEvent() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders ORDER BY amount DESC LIMIT 5",
+                new NlConstraints(null, null, "desc", 5, null)), CONTEXT);
+        assertEquals("forward", out.kind());
+        assertEquals(Topics.EXECUTE, out.emissions().get(0).topic());
+        assertEquals(Topics.EVENTS, out.emissions().get(1).topic());
+        assertEquals("pass", ((AttemptEvent) out.emissions().get(1).message()).decision());
+    }
+
+    @Test
+    void shouldSendIssuesToRepairWhenAColumnIsMissing() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT amout FROM orders", null), CONTEXT);
+        assertEquals("repair", out.kind());
+        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().get(0).topic());
+        QuestionTask sent = (QuestionTask) out.emissions().get(0).message();
+        Issue issue = sent.issues().getFirst();
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issue.category());
+        assertTrue(issue.candidates().contains("amount"));
+        assertEquals("repair", ((AttemptEvent) out.emissions().get(1).message()).decision());
+    }
+
+    @Test
+    void shouldReportSyntaxErrorsWithTheParserPosition() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders WHERE", null), CONTEXT);
+        Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
+        assertEquals(ErrorCategory.SYNTAX_ERROR, issue.category());
+        assertTrue(issue.message().contains("line 1"), issue.message());
+    }
+
+    @Test
+    void shouldSendWritesToRepairAsReadOnlyViolations() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT 1; DROP TABLE orders", null), CONTEXT);
+        assertEquals("repair", out.kind());
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ((QuestionTask) out.emissions().get(0).message()).issues().getFirst().category());
+    }
+
+    @Test
+    void shouldSendConstraintViolationsToRepair() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders ORDER BY amount DESC",
+                new NlConstraints(null, null, "desc", 5, null)), CONTEXT);
+        Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
+        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
+        assertEquals("question asks for the top 5, SQL has no LIMIT", issue.message());
+    }
+
+    @Test
+    void shouldEndTheQuestionForAnUnknownDatasource() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("nowhere", "SELECT 1", null), CONTEXT);
+        assertEquals("final", out.kind());
+        QuestionResult result = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
+        assertEquals(Outcomes.UNKNOWN_DATASOURCE, result.reason());
+        assertEquals(QuestionResult.FAILED, result.status());
+    }
+
+    @Test
+    void shouldTreatAMissingSqlAsInvalidLlmOutput() {
+        QuestionTask noSql = QuestionTask.create("q-2", "t", "shop", "?", 3, NOW);
+        Outcome.Send out = (Outcome.Send) stage.process(noSql, CONTEXT);
+        assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, ((QuestionTask) out.emissions().get(0).message()).issues().getFirst().category());
+    }
+}
