@@ -26,10 +26,10 @@ public final class ExecuteStage implements Stage<QuestionTask> {
     public static final String NAME = "execute";
 
     private final Datasources datasources;
-    private final ReadOnlyExecutor executor;
+    private final QueryRunner executor;
     private final Clock clock;
 
-    public ExecuteStage(Datasources datasources, ReadOnlyExecutor executor, Clock clock) {
+    public ExecuteStage(Datasources datasources, QueryRunner executor, Clock clock) {
         this.datasources = datasources;
         this.executor = executor;
         this.clock = clock;
@@ -56,11 +56,11 @@ public final class ExecuteStage implements Stage<QuestionTask> {
             return Outcome.repair(task.withIssues(List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, "no SQL to execute"))));
         }
         long start = System.nanoTime();
-        ReadOnlyExecutor.Result result = executor.run(ds.get(), task.sql());
+        QueryRunner.Result result = executor.run(ds.get(), task.sql());
         QuestionTask timed = task.withTiming(NAME, (System.nanoTime() - start) / 1_000_000);
         return switch (result) {
-            case ReadOnlyExecutor.Succeeded s -> Outcome.forward(Topics.SUCCESS, timed.withIssues(List.of()).withExecution(s.execution()));
-            case ReadOnlyExecutor.Failed f -> Outcome.repair(timed.withExecution(null).withIssues(List.of(toIssue(f.error()))));
+            case QueryRunner.Succeeded s -> Outcome.forward(Topics.SUCCESS, timed.withIssues(List.of()).withExecution(s.execution()));
+            case QueryRunner.Failed f -> Outcome.repair(timed.withExecution(null).withIssues(List.of(toIssue(f.error()))));
         };
     }
 

@@ -23,18 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * time with {@code setQueryTimeout}, and reports either the result's shape and a bounded preview or the
  * engine's error in the taxonomy. A failure to reach the engine is an {@link InfrastructureException}.
  */
-public final class ReadOnlyExecutor implements AutoCloseable {
+public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public static final int PREVIEW_ROWS = 20;
-
-    /** What running one SQL text gave. */
-    public sealed interface Result permits Succeeded, Failed {}
-
-    public record Succeeded(Execution execution) implements Result {}
-
-    public record Failed(EngineError error) implements Result {}
 
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
 
+    @Override
     public Result run(DatasourceConfig ds, String sql) {
         ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect());
         if (!verdict.allowed()) {

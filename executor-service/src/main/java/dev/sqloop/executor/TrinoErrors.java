@@ -34,8 +34,8 @@ final class TrinoErrors implements ErrorClassifier {
     @Override
     public EngineError classifyEngine(SQLException e, String raw) {
         String message = PREFIX.matcher(raw).replaceFirst("");
-        String name = NAMES.get(e.getErrorCode());
-        if (name == null && message.contains("statusCode=50")) name = "SERVER_UNAVAILABLE";
+        // the coordinator answered HTTP 502/503/504 before a query existed: no Trino error code at all
+        String name = message.contains("statusCode=50") ? "SERVER_UNAVAILABLE" : NAMES.get(e.getErrorCode());
         if (name == null) name = e.getErrorCode() >= 65536 && e.getErrorCode() < 131072 ? "GENERIC_INTERNAL_ERROR" : "UNKNOWN";
         if (isInfrastructure(name)) return EngineError.infrastructure(message);
         ErrorCategory category = categoryOf(name);
