@@ -47,7 +47,9 @@ final class DuckDbErrors implements ErrorClassifier {
             case "Binder":
                 return binder(message, first, candidates);
             case "Invalid Input":
-                if (first.contains("read-only mode")) return EngineError.sql(ErrorCategory.READ_ONLY_VIOLATION, message);
+                if (first.contains("read-only mode") || first.contains("configuration has been locked")) {
+                    return EngineError.sql(ErrorCategory.READ_ONLY_VIOLATION, message);
+                }
                 return EngineError.sql(ErrorCategory.UNKNOWN, message);
             default:
                 return EngineError.sql(ErrorCategory.UNKNOWN, message);

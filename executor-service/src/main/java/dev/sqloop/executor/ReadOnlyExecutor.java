@@ -3,7 +3,6 @@ package dev.sqloop.executor;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sqloop.common.datasource.DatasourceConfig;
-import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.runtime.InfrastructureException;
 import java.sql.Connection;
@@ -32,7 +31,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public Result run(DatasourceConfig ds, String sql) {
         ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect());
         if (!verdict.allowed()) {
-            return new Failed(EngineError.sql(ErrorCategory.READ_ONLY_VIOLATION, "refused by the executor: " + verdict.reason()));
+            return new Failed(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
         }
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
         long start = System.nanoTime();
@@ -95,6 +94,11 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             return new Execution(md == null ? List.of() : columns(md), md == null ? List.of() : types(md), 0, List.of(),
                     millisSince(start));
         }
+    }
+
+    /** A pooled connection exactly as queries get it, for tests that prove the engine itself refuses writes. */
+    Connection borrow(DatasourceConfig ds) throws SQLException {
+        return pool(ds, EngineProfile.forDialect(ds.dialect())).getConnection();
     }
 
     private static List<String> columns(ResultSetMetaData md) throws SQLException {

@@ -1,6 +1,7 @@
 package dev.sqloop.executor;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -19,21 +20,36 @@ public final class ReadOnlyGuard {
             "INSTALL", "VACUUM", "CHECKPOINT", "REFRESH", "OVERWRITE");
     private static final Set<String> LOCK_WORDS = Set.of("SHARE", "KEY", "NO");
 
-    /** The verdict: the query body (trailing {@code ;} removed) or why it is refused. */
-    public record Verdict(boolean allowed, String query, String reason) {
+    /** Statement verbs that are not queries: a text starting with one is a read-only violation, not a typo. */
+    private static final Set<String> COMMANDS = Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "REPLACE", "DROP",
+            "ALTER", "CREATE", "TRUNCATE", "GRANT", "REVOKE", "COPY", "ATTACH", "DETACH", "PRAGMA", "SET", "RESET", "USE",
+            "CALL", "EXPORT", "IMPORT", "INSTALL", "LOAD", "UNLOAD", "VACUUM", "ANALYZE", "EXPLAIN", "SHOW", "DESCRIBE",
+            "DESC", "CHECKPOINT", "REFRESH", "COMMENT", "BEGIN", "START", "COMMIT", "ROLLBACK", "ABORT", "END", "LOCK",
+            "EXECUTE", "PREPARE", "DEALLOCATE", "DO", "LISTEN", "NOTIFY", "REINDEX", "CLUSTER", "SUMMARIZE", "MSCK",
+            "DISCARD", "SAVEPOINT", "RELEASE", "FROM", "PIVOT", "UNPIVOT", "SECURITY", "REASSIGN", "OPTIMIZE", "KILL");
+
+    /**
+     * The verdict: the query body (trailing {@code ;} removed), or why it is refused and as what:
+     * {@code read_only_violation}, or {@code syntax_error} for text that is no statement at all ({@code SELEC …}).
+     */
+    public record Verdict(boolean allowed, String query, String reason, ErrorCategory category) {
         static Verdict allow(String query) {
-            return new Verdict(true, query, null);
+            return new Verdict(true, query, null, null);
         }
 
         static Verdict refuse(String reason) {
-            return new Verdict(false, null, reason);
+            return new Verdict(false, null, reason, ErrorCategory.READ_ONLY_VIOLATION);
+        }
+
+        static Verdict malformed(String reason) {
+            return new Verdict(false, null, reason, ErrorCategory.SYNTAX_ERROR);
         }
     }
 
     private ReadOnlyGuard() {}
 
     public static Verdict check(String sql, Dialect dialect) {
-        if (sql == null || sql.isBlank()) return Verdict.refuse("empty SQL");
+        if (sql == null || sql.isBlank()) return Verdict.malformed("empty SQL");
         boolean backslashStrings = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
         boolean backticks = backslashStrings;
         boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
@@ -50,19 +66,19 @@ public final class ReadOnlyGuard {
                 i = lineEnd(sql, i);
             } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
                 i = blockCommentEnd(sql, i);
-                if (i < 0) return Verdict.refuse("unterminated comment");
+                if (i < 0) return Verdict.malformed("unterminated comment");
             } else if (c == '\'') {
                 boolean escapes = backslashStrings || (dollarQuotes && i > 0 && (sql.charAt(i - 1) == 'e' || sql.charAt(i - 1) == 'E')
                         && (i < 2 || !isWordChar(sql.charAt(i - 2))));
                 i = quoteEnd(sql, i, '\'', escapes);
-                if (i < 0) return Verdict.refuse("unterminated string literal");
+                if (i < 0) return Verdict.malformed("unterminated string literal");
             } else if (c == '"' || (c == '`' && backticks)) {
                 i = quoteEnd(sql, i, c, backslashStrings && c == '"');
-                if (i < 0) return Verdict.refuse("unterminated quoted identifier");
+                if (i < 0) return Verdict.malformed("unterminated quoted identifier");
             } else if (c == '$' && dollarQuotes && dollarTag(sql, i) != null) {
                 String tag = dollarTag(sql, i);
                 int close = sql.indexOf(tag, i + tag.length());
-                if (close < 0) return Verdict.refuse("unterminated dollar-quoted string");
+                if (close < 0) return Verdict.malformed("unterminated dollar-quoted string");
                 i = close + tag.length();
             } else if (c == ';') {
                 end = i;
@@ -75,8 +91,12 @@ public final class ReadOnlyGuard {
                 i++;
             }
         }
-        if (words.isEmpty()) return Verdict.refuse("no statement");
+        if (words.isEmpty()) return Verdict.malformed("no statement");
         String first = asciiUpper(words.get(0));
+        if (!QUERY_STARTS.contains(first) && !COMMANDS.contains(first)) {
+            // still refused (fail closed), but named for what it is: no known statement at all
+            return Verdict.malformed("not a statement: starts with " + words.get(0));
+        }
         if (!QUERY_STARTS.contains(first)) {
             return Verdict.refuse("not a query: starts with " + words.get(0) + " (only SELECT, WITH, VALUES, TABLE run)");
         }

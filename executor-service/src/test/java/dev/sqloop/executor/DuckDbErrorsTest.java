@@ -109,6 +109,7 @@ class DuckDbErrorsTest {
         assertEquals(TIMEOUT, classifier.classify(new SQLTimeoutException("INTERRUPT Error: Interrupted!")).category());
         assertEquals(TIMEOUT, classify("INTERRUPT Error: Interrupted!").category());
         assertEquals(PERMISSION_DENIED, classify("Permission Error: Cannot access file \"/etc/passwd\" - file system operations are disabled by configuration").category());
+        assertEquals(READ_ONLY_VIOLATION, classify("Invalid Input Error: Cannot change configuration option \"\"enable_external_access\"\" - the configuration has been locked").category());
         assertEquals(READ_ONLY_VIOLATION, classify("Invalid Input Error: Cannot execute statement of type \"CREATE\" on database \"demo\" which is attached in read-only mode!").category());
     }
 

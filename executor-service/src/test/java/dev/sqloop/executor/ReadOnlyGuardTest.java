@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,6 +96,16 @@ class ReadOnlyGuardTest {
             "SELECT 1 ;  -- done"})
     void shouldAllowPlainQueries(String sql) {
         assertTrue(ReadOnlyGuard.check(sql, Dialect.POSTGRES).allowed(), sql);
+    }
+
+    @Test
+    void shouldCallAWriteAReadOnlyViolationAndGibberishASyntaxError() {
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ReadOnlyGuard.check("DELETE FROM t", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ReadOnlyGuard.check("SELECT 1; SELECT 2", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ReadOnlyGuard.check("WITH d AS (DELETE FROM t RETURNING *) SELECT 1", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.SYNTAX_ERROR, ReadOnlyGuard.check("SELEC * FROM t", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.SYNTAX_ERROR, ReadOnlyGuard.check("SELECT 'oops", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.SYNTAX_ERROR, ReadOnlyGuard.check("", Dialect.TRINO).category());
     }
 
     @Test
