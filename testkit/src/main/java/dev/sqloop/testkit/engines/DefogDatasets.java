@@ -77,6 +77,7 @@ public final class DefogDatasets {
             Files.createDirectories(file.toAbsolutePath().getParent());
             try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file.toAbsolutePath(), new Properties());
                  Statement st = c.createStatement()) {
+                for (String s : PostgresToDuckDb.PRELUDE) st.execute(s);
                 for (String s : t.statements()) {
                     try {
                         st.execute(s);

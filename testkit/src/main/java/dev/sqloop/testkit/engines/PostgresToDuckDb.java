@@ -12,6 +12,12 @@ import java.util.regex.Pattern;
  * carries its ids), an unconstrained {@code numeric} becomes {@code DOUBLE} (DuckDB would default it to
  * DECIMAL(18,3) and round), and statements DuckDB has no use for or cannot run (ownership, comments,
  * extensions, session settings, ALTER … ADD CONSTRAINT) are skipped and reported.
+ *
+ * <p>The defog data calls {@code TO_CHAR(ts, '%Y%m%d %H:%i:%s')} (broker's settlement-date strings, whose
+ * column comment says {@code yyyyMMdd HH:mm:ss}). DuckDB has no {@code to_char}; the {@link #PRELUDE} gives it
+ * a load-time temporary macro with that intended meaning. PostgreSQL's own {@code to_char} does not read
+ * {@code %} specifiers and stores text like {@code %4%m%3 %H:%4:%s}, so that one column differs between the
+ * PostgreSQL and DuckDB copies.
  */
 public final class PostgresToDuckDb {
     private static final Pattern PUBLIC = Pattern.compile("(?i)(?<![\\w.\"])\"?public\"?\\.");
@@ -26,6 +32,10 @@ public final class PostgresToDuckDb {
             Pattern.compile("(?is)^CREATE\\s+EXTENSION\\s.*"),
             Pattern.compile("(?is)^(GRANT|REVOKE)\\s.*"),
             Pattern.compile("(?is)^CREATE\\s+SCHEMA\\s+(IF\\s+NOT\\s+EXISTS\\s+)?\"?public\"?\\s*$"));
+
+    /** Run first on the loading connection; temporary, so nothing of it stays in the database file. */
+    public static final List<String> PRELUDE = List.of(
+            "CREATE TEMP MACRO to_char(ts, fmt) AS strftime(ts, replace(replace(fmt, '%i', '%M'), '%s', '%S'))");
 
     /** The statements to run on DuckDB, and the ones left out. */
     public record Translation(List<String> statements, List<String> skipped) {}
