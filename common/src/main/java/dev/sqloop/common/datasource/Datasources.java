@@ -1,0 +1,146 @@
+package dev.sqloop.common.datasource;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The named datasources a service may use, read from {@code SQLOOP_DATASOURCE_<NAME>_<SETTING>} variables.
+ * A datasource exists when its {@code _URL} or {@code _DIALECT} is set; both are then required. Any other
+ * variable under the prefix that names no known setting fails the start, so a typo never silently falls
+ * back to a default.
+ */
+public final class Datasources {
+    public static final String PREFIX = "SQLOOP_DATASOURCE_";
+
+    /** Settings per datasource, longest first so {@code _PASSWORD_FILE} wins over {@code _PASSWORD}. */
+    private static final List<String> SETTINGS = List.of(
+            "_ALLOWED_CATALOGS", "_ALLOWED_SCHEMAS", "_ALLOWED_TABLES", "_CONNECT_TIMEOUT", "_PASSWORD_FILE",
+            "_ROW_LIMIT", "_POOL_SIZE", "_PASSWORD", "_DIALECT", "_TIMEOUT", "_MODE", "_USER", "_URL");
+    private static final String PROPERTY = "_PROPERTY_";
+
+    private final Map<String, DatasourceConfig> byName;
+
+    public Datasources(Collection<DatasourceConfig> configs) {
+        Map<String, DatasourceConfig> m = new LinkedHashMap<>();
+        for (DatasourceConfig c : configs) {
+            if (m.put(c.name(), c) != null) throw new ConfigException("datasource '" + c.name() + "' is defined twice");
+        }
+        this.byName = Map.copyOf(m);
+    }
+
+    public static Datasources of(DatasourceConfig... configs) {
+        return new Datasources(List.of(configs));
+    }
+
+    public static Datasources fromEnv(EnvConfig env) {
+        Set<String> names = new TreeSet<>();
+        env.raw().keySet().stream().filter(k -> k.startsWith(PREFIX)).forEach(k -> {
+            if (k.endsWith("_URL") && !k.contains(PROPERTY)) names.add(k.substring(PREFIX.length(), k.length() - 4));
+            if (k.endsWith("_DIALECT") && !k.contains(PROPERTY)) names.add(k.substring(PREFIX.length(), k.length() - 8));
+        });
+        names.removeIf(String::isEmpty);
+        for (String key : env.raw().keySet()) {
+            if (key.startsWith(PREFIX) && !belongsToAny(key, names)) {
+                throw new ConfigException(key + " is not a datasource setting: expected " + PREFIX
+                        + "<NAME>{" + String.join(",", SETTINGS) + "," + PROPERTY + "<KEY>} with " + PREFIX
+                        + "<NAME>_URL and _DIALECT set");
+            }
+        }
+        return new Datasources(names.stream().map(n -> read(env, n)).toList());
+    }
+
+    private static boolean belongsToAny(String key, Set<String> names) {
+        for (String n : names) {
+            String p = PREFIX + n;
+            if (!key.startsWith(p)) continue;
+            String rest = key.substring(p.length());
+            if (SETTINGS.contains(rest) || (rest.startsWith(PROPERTY) && rest.length() > PROPERTY.length())) return true;
+        }
+        return false;
+    }
+
+    private static DatasourceConfig read(EnvConfig env, String name) {
+        String p = PREFIX + name;
+        Dialect dialect;
+        try {
+            dialect = Dialect.fromWire(env.required(p + "_DIALECT"));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(p + "_DIALECT: " + e.getMessage());
+        }
+        String url = env.required(p + "_URL");
+        if (!url.startsWith("jdbc:")) throw new ConfigException(p + "_URL must be a JDBC URL (jdbc:…), was '" + url + "'");
+        ValidationMode mode;
+        try {
+            mode = ValidationMode.fromWire(env.string(p + "_MODE", "limit"));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(p + "_MODE: " + e.getMessage());
+        }
+        Duration timeout = env.duration(p + "_TIMEOUT", DatasourceConfig.DEFAULT_QUERY_TIMEOUT);
+        if (timeout.toMillis() < 1000) throw new ConfigException(p + "_TIMEOUT must be at least 1s (JDBC counts whole seconds), was " + timeout);
+        Duration connect = env.duration(p + "_CONNECT_TIMEOUT", DatasourceConfig.DEFAULT_CONNECT_TIMEOUT);
+        if (connect.toMillis() < 250) throw new ConfigException(p + "_CONNECT_TIMEOUT must be at least 250ms, was " + connect);
+        Map<String, String> props = new TreeMap<>();
+        env.raw().forEach((k, v) -> {
+            if (k.startsWith(p + PROPERTY)) props.put(k.substring((p + PROPERTY).length()).toLowerCase(Locale.ROOT), v);
+        });
+        return new DatasourceConfig(name, dialect, url, env.string(p + "_USER", null), password(env, p),
+                Set.copyOf(DatasourceConfig.split(env.string(p + "_ALLOWED_CATALOGS", ""))),
+                Set.copyOf(DatasourceConfig.split(env.string(p + "_ALLOWED_SCHEMAS", ""))),
+                Set.copyOf(DatasourceConfig.split(env.string(p + "_ALLOWED_TABLES", ""))),
+                env.integer(p + "_ROW_LIMIT", DatasourceConfig.DEFAULT_ROW_LIMIT, 1, 1_000_000),
+                timeout, connect, mode,
+                env.integer(p + "_POOL_SIZE", DatasourceConfig.DEFAULT_POOL_SIZE, 1, 256), props);
+    }
+
+    /** The password from {@code _PASSWORD}, or from the file {@code _PASSWORD_FILE} names (a mounted secret). */
+    private static String password(EnvConfig env, String p) {
+        String file = env.string(p + "_PASSWORD_FILE", null);
+        String direct = env.string(p + "_PASSWORD", null);
+        if (file != null && direct != null) throw new ConfigException(p + "_PASSWORD and " + p + "_PASSWORD_FILE are both set");
+        if (file == null) return direct;
+        try {
+            return Files.readString(Path.of(file)).strip();
+        } catch (IOException e) {
+            throw new ConfigException(p + "_PASSWORD_FILE cannot be read (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    public Optional<DatasourceConfig> find(String name) {
+        return name == null ? Optional.empty() : Optional.ofNullable(byName.get(name.toLowerCase(Locale.ROOT)));
+    }
+
+    public DatasourceConfig get(String name) {
+        return find(name).orElseThrow(() -> new ConfigException("unknown datasource '" + name + "' (known: " + names() + ")"));
+    }
+
+    public Set<String> names() {
+        return new TreeSet<>(byName.keySet());
+    }
+
+    public Collection<DatasourceConfig> all() {
+        return byName.values();
+    }
+
+    public boolean isEmpty() {
+        return byName.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+        return "Datasources" + byName.values();
+    }
+}

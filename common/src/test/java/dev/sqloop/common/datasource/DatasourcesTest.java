@@ -1,0 +1,148 @@
+package dev.sqloop.common.datasource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DatasourcesTest {
+
+    private static Datasources parse(Map<String, String> env) {
+        return Datasources.fromEnv(new EnvConfig(env));
+    }
+
+    @Test
+    void shouldReadEveryDatasourceSetting() {
+        Map<String, String> env = new HashMap<>();
+        env.put("SQLOOP_DATASOURCE_SALES_DW_DIALECT", "trino");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_URL", "jdbc:trino://localhost:8080/tpch/tiny");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_USER", "reader");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_PASSWORD", "s3cret");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_ROW_LIMIT", "50");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_TIMEOUT", "7s");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_CONNECT_TIMEOUT", "900ms");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_MODE", "explain");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_ALLOWED_CATALOGS", "tpch, memory");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_ALLOWED_SCHEMAS", "tiny");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_ALLOWED_TABLES", "Orders,tiny.lineitem");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_POOL_SIZE", "3");
+        env.put("SQLOOP_DATASOURCE_SALES_DW_PROPERTY_SSL", "false");
+        env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
+        env.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:/tmp/demo.duckdb");
+        env.put("SQLOOP_KAFKA_BOOTSTRAP_SERVERS", "localhost:9092");
+
+        Datasources all = parse(env);
+
+        assertEquals(Set.of("sales_dw", "demo"), all.names());
+        DatasourceConfig dw = all.get("SALES_DW");
+        assertEquals(Dialect.TRINO, dw.dialect());
+        assertEquals("reader", dw.user());
+        assertEquals("s3cret", dw.password());
+        assertEquals(50, dw.rowLimit());
+        assertEquals(Duration.ofSeconds(7), dw.queryTimeout());
+        assertEquals(Duration.ofMillis(900), dw.connectTimeout());
+        assertEquals(ValidationMode.EXPLAIN, dw.validationMode());
+        assertEquals(Set.of("tpch", "memory"), dw.allowedCatalogs());
+        assertEquals(3, dw.poolSize());
+        assertEquals(Map.of("ssl", "false"), dw.properties());
+        assertTrue(dw.tableAllowed("tpch", "tiny", "ORDERS"));
+        assertTrue(dw.tableAllowed("tpch", "tiny", "lineitem"));
+        assertFalse(dw.tableAllowed("tpch", "tiny", "customer"));
+        assertFalse(dw.tableAllowed("tpch", "sf1", "orders"));
+        assertFalse(dw.tableAllowed("system", "tiny", "orders"));
+
+        DatasourceConfig demo = all.get("demo");
+        assertEquals(DatasourceConfig.DEFAULT_ROW_LIMIT, demo.rowLimit());
+        assertEquals(ValidationMode.LIMIT, demo.validationMode());
+        assertTrue(demo.tableAllowed(null, "main", "anything"));
+    }
+
+    @Test
+    void shouldNeverShowThePasswordInToString() {
+        DatasourceConfig c = DatasourceConfig.of("pg", Dialect.POSTGRES,
+                "jdbc:postgresql://h/db?user=u&password=hunter2", "u", "hunter2");
+        assertFalse(c.toString().contains("hunter2"), c.toString());
+        assertTrue(c.toString().contains("password=****"), c.toString());
+        assertFalse(parse(Map.of("SQLOOP_DATASOURCE_A_DIALECT", "postgres", "SQLOOP_DATASOURCE_A_URL", "jdbc:postgresql://h/d",
+                "SQLOOP_DATASOURCE_A_PASSWORD", "hunter2")).toString().contains("hunter2"));
+    }
+
+    @Test
+    void shouldNameTheMissingUrl() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> parse(Map.of("SQLOOP_DATASOURCE_PG_DIALECT", "postgres")));
+        assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_PG_URL"), e.getMessage());
+    }
+
+    @Test
+    void shouldNameTheMissingDialect() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> parse(Map.of("SQLOOP_DATASOURCE_PG_URL", "jdbc:postgresql://h/d")));
+        assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_PG_DIALECT"), e.getMessage());
+    }
+
+    @Test
+    void shouldNameAnUnknownDialect() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> parse(Map.of("SQLOOP_DATASOURCE_PG_URL", "jdbc:x:y", "SQLOOP_DATASOURCE_PG_DIALECT", "oracle")));
+        assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_PG_DIALECT"), e.getMessage());
+    }
+
+    @Test
+    void shouldNameAMalformedValue() {
+        Map<String, String> base = Map.of("SQLOOP_DATASOURCE_PG_URL", "jdbc:postgresql://h/d", "SQLOOP_DATASOURCE_PG_DIALECT", "postgres");
+        for (String[] bad : new String[][] {{"_ROW_LIMIT", "many"}, {"_ROW_LIMIT", "0"}, {"_TIMEOUT", "soon"},
+                {"_TIMEOUT", "500ms"}, {"_MODE", "dry-run"}, {"_POOL_SIZE", "-1"}, {"_CONNECT_TIMEOUT", "10ms"}}) {
+            Map<String, String> env = new HashMap<>(base);
+            env.put("SQLOOP_DATASOURCE_PG" + bad[0], bad[1]);
+            ConfigException e = assertThrows(ConfigException.class, () -> parse(env), bad[0]);
+            assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_PG" + bad[0]), e.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRejectATypoInASettingName() {
+        ConfigException e = assertThrows(ConfigException.class, () -> parse(Map.of(
+                "SQLOOP_DATASOURCE_PG_URL", "jdbc:postgresql://h/d", "SQLOOP_DATASOURCE_PG_DIALECT", "postgres",
+                "SQLOOP_DATASOURCE_PG_ROWLIMIT", "10")));
+        assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_PG_ROWLIMIT"), e.getMessage());
+    }
+
+    @Test
+    void shouldRejectANonJdbcUrl() {
+        ConfigException e = assertThrows(ConfigException.class, () -> parse(Map.of(
+                "SQLOOP_DATASOURCE_PG_URL", "postgresql://h/d", "SQLOOP_DATASOURCE_PG_DIALECT", "postgres")));
+        assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_PG_URL"), e.getMessage());
+    }
+
+    @Test
+    void shouldReadThePasswordFromAMountedSecret(@TempDir Path dir) throws Exception {
+        Path secret = Files.writeString(dir.resolve("pw"), "from-file\n");
+        DatasourceConfig c = parse(Map.of("SQLOOP_DATASOURCE_PG_URL", "jdbc:postgresql://h/d", "SQLOOP_DATASOURCE_PG_DIALECT",
+                "postgres", "SQLOOP_DATASOURCE_PG_PASSWORD_FILE", secret.toString())).get("pg");
+        assertEquals("from-file", c.password());
+        ConfigException e = assertThrows(ConfigException.class, () -> parse(Map.of("SQLOOP_DATASOURCE_PG_URL", "jdbc:postgresql://h/d",
+                "SQLOOP_DATASOURCE_PG_DIALECT", "postgres", "SQLOOP_DATASOURCE_PG_PASSWORD_FILE", dir.resolve("nope").toString())));
+        assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_PG_PASSWORD_FILE"), e.getMessage());
+    }
+
+    @Test
+    void shouldNameAnUnknownDatasourceOnLookup() {
+        Datasources none = parse(Map.of());
+        assertTrue(none.isEmpty());
+        ConfigException e = assertThrows(ConfigException.class, () -> none.get("nope"));
+        assertTrue(e.getMessage().contains("nope"));
+    }
+}

@@ -1,0 +1,29 @@
+package dev.sqloop.executor;
+
+import dev.sqloop.common.error.ErrorCategory;
+import java.util.List;
+
+/**
+ * An engine failure read from the engine's own signal: its taxonomy category, the message (stack trace cut),
+ * the offending identifier and the engine's suggestions, and whether it is an infrastructure failure
+ * (retried unchanged) rather than a property of the SQL.
+ */
+public record EngineError(ErrorCategory category, String message, String identifier, List<String> candidates,
+                          boolean infrastructure) {
+    public EngineError {
+        candidates = candidates == null ? List.of() : List.copyOf(candidates);
+        message = message == null ? "" : message;
+    }
+
+    public static EngineError sql(ErrorCategory category, String message, String identifier, List<String> candidates) {
+        return new EngineError(category, message, identifier, candidates, false);
+    }
+
+    public static EngineError sql(ErrorCategory category, String message) {
+        return new EngineError(category, message, null, List.of(), false);
+    }
+
+    public static EngineError infrastructure(String message) {
+        return new EngineError(ErrorCategory.CONNECTION_ERROR, message, null, List.of(), true);
+    }
+}

@@ -1,0 +1,79 @@
+package dev.sqloop.executor;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.Datasources;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageContext;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code execute} step: runs the attempt's SQL read-only on the question's datasource. A result goes to
+ * {@code success}; an engine error (including {@code permission_denied}, which the repair worker does not
+ * retry) goes to {@code repair-feedback} as an issue; an unreachable warehouse is retried by the runner and,
+ * once its budget is spent, ends the question as {@code warehouse_unavailable}.
+ */
+public final class ExecuteStage implements Stage<QuestionTask> {
+    public static final String NAME = "execute";
+
+    private final Datasources datasources;
+    private final QueryRunner executor;
+    private final Clock clock;
+
+    public ExecuteStage(Datasources datasources, QueryRunner executor, Clock clock) {
+        this.datasources = datasources;
+        this.executor = executor;
+        this.clock = clock;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Class<QuestionTask> inputType() {
+        return QuestionTask.class;
+    }
+
+    @Override
+    public Outcome process(QuestionTask task, StageContext context) {
+        Optional<DatasourceConfig> ds = datasources.find(task.datasource());
+        if (ds.isEmpty()) {
+            return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,
+                    "unknown datasource '" + task.datasource() + "' (known: " + datasources.names() + ")", clock.instant()));
+        }
+        if (task.sql() == null || task.sql().isBlank()) {
+            return Outcome.repair(task.withIssues(List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, "no SQL to execute"))));
+        }
+        long start = System.nanoTime();
+        QueryRunner.Result result = executor.run(ds.get(), task.sql());
+        QuestionTask timed = task.withTiming(NAME, (System.nanoTime() - start) / 1_000_000);
+        return switch (result) {
+            case QueryRunner.Succeeded s -> Outcome.forward(Topics.SUCCESS, timed.withIssues(List.of()).withExecution(s.execution()));
+            case QueryRunner.Failed f -> Outcome.repair(timed.withExecution(null).withIssues(List.of(toIssue(f.error()))));
+        };
+    }
+
+    static Issue toIssue(EngineError e) {
+        return new Issue(NAME, e.category(), e.message(), e.identifier(), e.candidates());
+    }
+
+    /** An exhausted infrastructure budget means the warehouse stayed unreachable: say so, never "in progress". */
+    @Override
+    public Outcome onGiveUp(QuestionTask task, Exception cause, boolean infrastructure, Instant now) {
+        if (!infrastructure) return Stage.super.onGiveUp(task, cause, false, now);
+        return Outcome.finish(QuestionResult.failed(task.withIssues(List.of(Issue.of(NAME, ErrorCategory.CONNECTION_ERROR,
+                        Stage.describe(cause)))), Outcomes.WAREHOUSE_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
+                Stage.describe(cause), now));
+    }
+}

@@ -1,0 +1,37 @@
+package dev.sqloop.executor;
+
+import com.zaxxer.hikari.HikariConfig;
+import dev.sqloop.common.datasource.DatasourceConfig;
+
+/**
+ * PostgreSQL through pgjdbc. The role should itself be read-only (SELECT grants only); on top of that every
+ * session starts with {@code default_transaction_read_only=on}, pgjdbc enforces read-only even in
+ * autocommit mode, and the server's {@code statement_timeout} backs up the driver's query timeout.
+ */
+final class PostgresProfile implements EngineProfile {
+    private static final ErrorClassifier ERRORS = new PostgresErrors();
+
+    @Override
+    public void configure(HikariConfig pool, DatasourceConfig ds) {
+        pool.setJdbcUrl(ds.jdbcUrl());
+        pool.setDriverClassName("org.postgresql.Driver");
+        if (ds.user() != null) pool.setUsername(ds.user());
+        if (ds.password() != null) pool.setPassword(ds.password());
+        ds.properties().forEach(pool::addDataSourceProperty);
+        long timeoutMs = ds.queryTimeout().toMillis();
+        long connectSeconds = Math.max(1, ds.connectTimeout().toSeconds());
+        // the server cancels one second after the driver would, so the driver's TIMEOUT normally wins
+        pool.addDataSourceProperty("options", "-c default_transaction_read_only=on -c statement_timeout=" + (timeoutMs + 1000));
+        pool.addDataSourceProperty("readOnlyMode", "always");
+        pool.addDataSourceProperty("connectTimeout", Long.toString(connectSeconds));
+        pool.addDataSourceProperty("loginTimeout", Long.toString(connectSeconds));
+        // a server that stops answering (SIGSTOP, network partition) must not hang a worker forever
+        pool.addDataSourceProperty("socketTimeout", Long.toString(timeoutMs / 1000 + 30));
+        pool.addDataSourceProperty("ApplicationName", "sqloop-executor");
+    }
+
+    @Override
+    public ErrorClassifier errors() {
+        return ERRORS;
+    }
+}

@@ -1,0 +1,144 @@
+package dev.sqloop.executor;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.message.Execution;
+import dev.sqloop.common.runtime.InfrastructureException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Runs one query read-only on a named datasource, through a pool of read-only connections per datasource:
+ * refuses anything that is not a single query ({@link ReadOnlyGuard}), bounds rows with a LIMIT wrapper and
+ * time with {@code setQueryTimeout}, and reports either the result's shape and a bounded preview or the
+ * engine's error in the taxonomy. A failure to reach the engine is an {@link InfrastructureException}.
+ */
+public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
+    public static final int PREVIEW_ROWS = 20;
+
+    private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
+
+    @Override
+    public Result run(DatasourceConfig ds, String sql) {
+        ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect());
+        if (!verdict.allowed()) {
+            return new Failed(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
+        }
+        EngineProfile profile = EngineProfile.forDialect(ds.dialect());
+        long start = System.nanoTime();
+        try (Connection c = pool(ds, profile).getConnection()) {
+            Execution e = switch (ds.validationMode()) {
+                case LIMIT -> query(c, profile.limited(verdict.query(), ds.rowLimit()), ds, start);
+                case EXPLAIN -> explain(c, profile, verdict.query(), ds, start);
+            };
+            return new Succeeded(e);
+        } catch (SQLException e) {
+            EngineError error = profile.errors().classify(e);
+            if (error.infrastructure()) {
+                throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + error.message(), e);
+            }
+            return new Failed(error);
+        }
+    }
+
+    private static Execution query(Connection c, String text, DatasourceConfig ds, long start) throws SQLException {
+        // one Statement per query: DuckDB closes a Statement after a failed execute
+        try (Statement st = c.createStatement()) {
+            st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
+            st.setMaxRows(ds.rowLimit());
+            try (ResultSet rs = st.executeQuery(text)) {
+                ResultSetMetaData md = rs.getMetaData();
+                int n = md.getColumnCount();
+                List<List<Object>> preview = new ArrayList<>();
+                long rows = 0;
+                while (rs.next()) {
+                    if (rows < PREVIEW_ROWS) {
+                        List<Object> row = new ArrayList<>(n);
+                        for (int i = 1; i <= n; i++) row.add(PreviewValues.of(rs.getObject(i)));
+                        preview.add(java.util.Collections.unmodifiableList(row));
+                    }
+                    rows++;
+                }
+                return new Execution(columns(md), types(md), rows, List.copyOf(preview), millisSince(start));
+            }
+        }
+    }
+
+    /** Plans without running: the engine's EXPLAIN where it validates fully, else prepared-statement metadata. */
+    private static Execution explain(Connection c, EngineProfile profile, String query, DatasourceConfig ds, long start)
+            throws SQLException {
+        String explain = profile.explain(query);
+        if (explain != null) {
+            try (Statement st = c.createStatement()) {
+                st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
+                try (ResultSet rs = st.executeQuery(explain)) {
+                    while (rs.next()) {
+                        // drain: the plan itself is not part of the result
+                    }
+                }
+            }
+            return new Execution(List.of(), List.of(), 0, List.of(), millisSince(start));
+        }
+        try (PreparedStatement ps = c.prepareStatement(query)) {
+            ps.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
+            ResultSetMetaData md = ps.getMetaData();
+            return new Execution(md == null ? List.of() : columns(md), md == null ? List.of() : types(md), 0, List.of(),
+                    millisSince(start));
+        }
+    }
+
+    /** A pooled connection exactly as queries get it, for tests that prove the engine itself refuses writes. */
+    Connection borrow(DatasourceConfig ds) throws SQLException {
+        return pool(ds, EngineProfile.forDialect(ds.dialect())).getConnection();
+    }
+
+    private static List<String> columns(ResultSetMetaData md) throws SQLException {
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) out.add(md.getColumnLabel(i));
+        return out;
+    }
+
+    private static List<String> types(ResultSetMetaData md) throws SQLException {
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) out.add(md.getColumnTypeName(i));
+        return out;
+    }
+
+    private static long millisSince(long start) {
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    private HikariDataSource pool(DatasourceConfig ds, EngineProfile profile) {
+        HikariDataSource existing = pools.get(ds.name());
+        if (existing != null) return existing;
+        return pools.computeIfAbsent(ds.name(), name -> {
+            HikariConfig hc = new HikariConfig();
+            hc.setPoolName("sqloop-" + name);
+            hc.setReadOnly(true);
+            hc.setAutoCommit(true);
+            hc.setMaximumPoolSize(ds.poolSize());
+            hc.setMinimumIdle(0);
+            hc.setConnectionTimeout(Math.max(250, ds.connectTimeout().toMillis()));
+            hc.setValidationTimeout(Math.max(250, Math.min(ds.connectTimeout().toMillis(), 5000)));
+            // start even when the warehouse is down: a worker that cannot reach it retries per message instead
+            hc.setInitializationFailTimeout(-1);
+            profile.configure(hc, ds);
+            return new HikariDataSource(hc);
+        });
+    }
+
+    @Override
+    public void close() {
+        pools.values().forEach(HikariDataSource::close);
+        pools.clear();
+    }
+}

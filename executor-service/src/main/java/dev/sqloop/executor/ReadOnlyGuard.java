@@ -1,0 +1,181 @@
+package dev.sqloop.executor;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The executor's own cheap check that a SQL text is one query, independent of the validator's parser
+ * (defense in depth: a message that skipped validation still cannot write). It lexes just enough of the
+ * dialect — comments, string literals, quoted identifiers, dollar quotes — to find statement separators
+ * and bare keywords, then requires a single statement that starts with a query keyword and names no
+ * data-changing keyword anywhere (data-modifying CTEs, {@code SELECT … INTO}, row locks).
+ */
+public final class ReadOnlyGuard {
+    private static final Set<String> QUERY_STARTS = Set.of("SELECT", "WITH", "VALUES", "TABLE");
+    private static final Set<String> WRITE_WORDS = Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "INTO",
+            "DROP", "ALTER", "CREATE", "TRUNCATE", "GRANT", "REVOKE", "COPY", "ATTACH", "DETACH", "PRAGMA", "EXPORT",
+            "INSTALL", "VACUUM", "CHECKPOINT", "REFRESH", "OVERWRITE");
+    private static final Set<String> LOCK_WORDS = Set.of("SHARE", "KEY", "NO");
+
+    /** Statement verbs that are not queries: a text starting with one is a read-only violation, not a typo. */
+    private static final Set<String> COMMANDS = Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "REPLACE", "DROP",
+            "ALTER", "CREATE", "TRUNCATE", "GRANT", "REVOKE", "COPY", "ATTACH", "DETACH", "PRAGMA", "SET", "RESET", "USE",
+            "CALL", "EXPORT", "IMPORT", "INSTALL", "LOAD", "UNLOAD", "VACUUM", "ANALYZE", "EXPLAIN", "SHOW", "DESCRIBE",
+            "DESC", "CHECKPOINT", "REFRESH", "COMMENT", "BEGIN", "START", "COMMIT", "ROLLBACK", "ABORT", "END", "LOCK",
+            "EXECUTE", "PREPARE", "DEALLOCATE", "DO", "LISTEN", "NOTIFY", "REINDEX", "CLUSTER", "SUMMARIZE", "MSCK",
+            "DISCARD", "SAVEPOINT", "RELEASE", "FROM", "PIVOT", "UNPIVOT", "SECURITY", "REASSIGN", "OPTIMIZE", "KILL");
+
+    /**
+     * The verdict: the query body (trailing {@code ;} removed), or why it is refused and as what:
+     * {@code read_only_violation}, or {@code syntax_error} for text that is no statement at all ({@code SELEC …}).
+     */
+    public record Verdict(boolean allowed, String query, String reason, ErrorCategory category) {
+        static Verdict allow(String query) {
+            return new Verdict(true, query, null, null);
+        }
+
+        static Verdict refuse(String reason) {
+            return new Verdict(false, null, reason, ErrorCategory.READ_ONLY_VIOLATION);
+        }
+
+        static Verdict malformed(String reason) {
+            return new Verdict(false, null, reason, ErrorCategory.SYNTAX_ERROR);
+        }
+    }
+
+    private ReadOnlyGuard() {}
+
+    public static Verdict check(String sql, Dialect dialect) {
+        if (sql == null || sql.isBlank()) return Verdict.malformed("empty SQL");
+        boolean backslashStrings = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
+        boolean backticks = backslashStrings;
+        boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
+        List<String> words = new ArrayList<>();
+        int end = -1; // index of the statement-ending ';'
+        int n = sql.length();
+        int i = 0;
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (end >= 0 && !Character.isWhitespace(c) && !startsComment(sql, i)) {
+                return Verdict.refuse("more than one statement");
+            }
+            if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                i = lineEnd(sql, i);
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                i = blockCommentEnd(sql, i);
+                if (i < 0) return Verdict.malformed("unterminated comment");
+            } else if (c == '\'') {
+                boolean escapes = backslashStrings || (dollarQuotes && i > 0 && (sql.charAt(i - 1) == 'e' || sql.charAt(i - 1) == 'E')
+                        && (i < 2 || !isWordChar(sql.charAt(i - 2))));
+                i = quoteEnd(sql, i, '\'', escapes);
+                if (i < 0) return Verdict.malformed("unterminated string literal");
+            } else if (c == '"' || (c == '`' && backticks)) {
+                i = quoteEnd(sql, i, c, backslashStrings && c == '"');
+                if (i < 0) return Verdict.malformed("unterminated quoted identifier");
+            } else if (c == '$' && dollarQuotes && dollarTag(sql, i) != null) {
+                String tag = dollarTag(sql, i);
+                int close = sql.indexOf(tag, i + tag.length());
+                if (close < 0) return Verdict.malformed("unterminated dollar-quoted string");
+                i = close + tag.length();
+            } else if (c == ';') {
+                end = i;
+                i++;
+            } else if (isWordStart(c)) {
+                int s = i;
+                while (i < n && isWordChar(sql.charAt(i))) i++;
+                words.add(sql.substring(s, i));
+            } else {
+                i++;
+            }
+        }
+        if (words.isEmpty()) return Verdict.malformed("no statement");
+        String first = asciiUpper(words.get(0));
+        if (!QUERY_STARTS.contains(first) && !COMMANDS.contains(first)) {
+            // still refused (fail closed), but named for what it is: no known statement at all
+            return Verdict.malformed("not a statement: starts with " + words.get(0));
+        }
+        if (!QUERY_STARTS.contains(first)) {
+            return Verdict.refuse("not a query: starts with " + words.get(0) + " (only SELECT, WITH, VALUES, TABLE run)");
+        }
+        for (int w = 0; w < words.size(); w++) {
+            String word = asciiUpper(words.get(w));
+            if (WRITE_WORDS.contains(word)) return Verdict.refuse("not read-only: contains " + word);
+            if (word.equals("FOR") && w + 1 < words.size() && LOCK_WORDS.contains(asciiUpper(words.get(w + 1)))) {
+                return Verdict.refuse("not read-only: row-locking clause FOR " + words.get(w + 1));
+            }
+        }
+        return Verdict.allow(end < 0 ? sql : sql.substring(0, end));
+    }
+
+    private static boolean startsComment(String s, int i) {
+        return i + 1 < s.length() && ((s.charAt(i) == '-' && s.charAt(i + 1) == '-') || (s.charAt(i) == '/' && s.charAt(i + 1) == '*'));
+    }
+
+    private static int lineEnd(String s, int i) {
+        int nl = s.indexOf('\n', i);
+        return nl < 0 ? s.length() : nl + 1;
+    }
+
+    /** Block comments nest in PostgreSQL and DuckDB; counting depth is also safe where they do not. */
+    private static int blockCommentEnd(String s, int i) {
+        int depth = 0;
+        while (i < s.length() - 1) {
+            if (s.charAt(i) == '/' && s.charAt(i + 1) == '*') {
+                depth++;
+                i += 2;
+            } else if (s.charAt(i) == '*' && s.charAt(i + 1) == '/') {
+                depth--;
+                i += 2;
+                if (depth == 0) return i;
+            } else {
+                i++;
+            }
+        }
+        return -1;
+    }
+
+    /** Returns the index after the closing quote; a doubled quote is an escaped quote. */
+    private static int quoteEnd(String s, int i, char q, boolean backslashEscapes) {
+        i++;
+        while (i < s.length()) {
+            char c = s.charAt(i);
+            if (backslashEscapes && c == '\\') {
+                i += 2;
+            } else if (c == q) {
+                if (i + 1 < s.length() && s.charAt(i + 1) == q) i += 2;
+                else return i + 1;
+            } else {
+                i++;
+            }
+        }
+        return -1;
+    }
+
+    /** {@code $$} or {@code $tag$} at {@code i}, or null ({@code $1} is a parameter, not a quote). */
+    private static String dollarTag(String s, int i) {
+        int j = i + 1;
+        if (j < s.length() && s.charAt(j) == '$') return "$$";
+        if (j >= s.length() || !(Character.isLetter(s.charAt(j)) || s.charAt(j) == '_')) return null;
+        while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) j++;
+        return j < s.length() && s.charAt(j) == '$' ? s.substring(i, j + 1) : null;
+    }
+
+    private static boolean isWordStart(char c) {
+        return Character.isLetter(c) || c == '_';
+    }
+
+    private static boolean isWordChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    }
+
+    /** Upper case for ASCII words only: engines read keywords in ASCII, so {@code ſelect} is no SELECT. */
+    private static String asciiUpper(String word) {
+        for (int k = 0; k < word.length(); k++) {
+            if (word.charAt(k) > 127) return "";
+        }
+        return word.toUpperCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,215 @@
+package dev.sqloop.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.ValidationMode;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Execution;
+import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.testkit.engines.DemoWarehouse;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The executor on a real DuckDB file (the TPC-H tiny demo warehouse), opened read-only by the executor's pool. */
+class DuckDbExecutorIT {
+    private static Path dir;
+    private static Path file;
+    private static DatasourceConfig ds;
+    private static ReadOnlyExecutor executor;
+
+    @BeforeAll
+    static void createWarehouse() throws Exception {
+        dir = Files.createTempDirectory("sqloop-duckdb-it");
+        file = DemoWarehouse.create(dir.resolve("demo.duckdb"));
+        ds = DatasourceConfig.of("demo", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
+                .withLimits(100, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2));
+        executor = new ReadOnlyExecutor();
+    }
+
+    @AfterAll
+    static void close() {
+        executor.close();
+    }
+
+    private static EngineError fail(String sql) {
+        QueryRunner.Result r = executor.run(ds, sql);
+        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
+    }
+
+    private static Execution ok(DatasourceConfig on, String sql) {
+        QueryRunner.Result r = executor.run(on, sql);
+        return assertInstanceOf(QueryRunner.Succeeded.class, r, () -> sql + " failed: " + r).execution();
+    }
+
+    @Test
+    void shouldReturnShapeRowCountAndABoundedPreview() {
+        Execution e = ok(ds, "SELECT o_orderkey, o_orderdate, o_totalprice, o_comment FROM orders ORDER BY o_orderkey;");
+        assertEquals(List.of("o_orderkey", "o_orderdate", "o_totalprice", "o_comment"), e.columns());
+        assertEquals(4, e.types().size());
+        assertEquals(100, e.rowCount(), "the datasource's row limit");
+        assertEquals(ReadOnlyExecutor.PREVIEW_ROWS, e.preview().size());
+        List<Object> first = e.preview().get(0);
+        assertEquals(1L, first.get(0));
+        assertInstanceOf(String.class, first.get(1), "dates travel as ISO text");
+        assertTrue(first.get(1).toString().matches("\\d{4}-\\d{2}-\\d{2}"), first.get(1).toString());
+        assertInstanceOf(java.math.BigDecimal.class, first.get(2));
+    }
+
+    @Test
+    void shouldRunATrailingCommentAndCte() {
+        Execution e = ok(ds, "WITH s AS (SELECT o_orderstatus, count(*) AS n FROM orders GROUP BY 1) SELECT * FROM s ORDER BY n DESC -- biggest first");
+        assertEquals(3, e.rowCount());
+    }
+
+    /** Each DuckDB error class of ../shared/facts/engine-errors.md, produced by the real engine. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "SELECT foo FROM orders|COLUMN_NOT_FOUND",
+            "SELECT * FROM nosuch|TABLE_NOT_FOUND",
+            "SELECT * FROM nosuch.orders|TABLE_NOT_FOUND",
+            "SELECT * FROM order|SYNTAX_ERROR",
+            "SELECT o_orderstatus, count(*) FROM orders|AGGREGATION_ERROR",
+            "SELECT * FROM orders WHERE o_orderdate = 5|TYPE_MISMATCH",
+            "SELECT o_orderstatus + 1 FROM orders|TYPE_MISMATCH",
+            "SELECT format_datetime(o_orderdate, 'yyyy') FROM orders|UNSUPPORTED_FUNCTION",
+            "SELECT date_trunc('month', 5)|TYPE_MISMATCH",
+            "SELECT * FROM orders WHERE|SYNTAX_ERROR",
+            "SELECT o_orderkey FROM orders a JOIN orders b ON a.o_orderkey = b.o_orderkey|JOIN_ERROR",
+            "SELECT 1 // 0|UNKNOWN",
+            "SELECT CAST('abc' AS integer)|TYPE_MISMATCH",
+            "SELEC * FROM orders|SYNTAX_ERROR"})
+    void shouldClassifyTheEnginesOwnErrors(String sql, ErrorCategory expected) {
+        EngineError e = fail(sql);
+        assertEquals(expected, e.category(), e.message());
+        assertFalse(e.infrastructure());
+    }
+
+    @Test
+    void shouldKeepTheEnginesSuggestions() {
+        EngineError col = fail("SELECT o_orderstat FROM orders");
+        assertEquals("o_orderstat", col.identifier());
+        assertTrue(col.candidates().contains("o_orderstatus"), col.candidates().toString());
+        EngineError table = fail("SELECT * FROM order_s");
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, table.category());
+        assertTrue(table.candidates().contains("orders"), table.message());
+        EngineError fn = fail("SELECT strftim(o_orderdate, '%Y') FROM orders");
+        assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, fn.category());
+        assertTrue(fn.candidates().contains("strftime"), fn.message());
+    }
+
+    @Test
+    void shouldRefuseWritesWithoutTouchingTheWarehouse() throws Exception {
+        List<Long> before = counts();
+        for (String sql : ReadOnlyGuardTest.WRITES) {
+            EngineError e = fail(sql.replace(" t ", " orders ").replace(" t", " orders"));
+            assertTrue(e.category() == ErrorCategory.READ_ONLY_VIOLATION || e.category() == ErrorCategory.SYNTAX_ERROR, sql);
+            assertTrue(e.message().startsWith("refused by the executor"), "refused before the engine: " + sql);
+        }
+        assertEquals(before, counts());
+    }
+
+    @Test
+    void shouldHaveTheEngineRefuseWritesAndFileAccessOnItsOwn() throws Exception {
+        List<Long> before = counts();
+        // defense in depth: these pass the guard (or bypass it) and are stopped by how the pool opened the file
+        assertEquals(ErrorCategory.PERMISSION_DENIED, fail("SELECT * FROM read_csv('/etc/passwd')").category());
+        assertEquals(ErrorCategory.PERMISSION_DENIED, fail("SELECT * FROM read_text('/etc/hostname')").category());
+        try (Connection c = executor.borrow(ds)) {
+            for (String write : List.of("CREATE TABLE x AS SELECT 1", "DELETE FROM orders", "COPY orders TO '" + dir.resolve("leak.csv") + "'",
+                    "SET enable_external_access = true", "ATTACH '" + dir.resolve("other.duckdb") + "' AS other")) {
+                try (Statement st = c.createStatement()) {
+                    SQLException e = assertThrows(SQLException.class, () -> st.execute(write), write);
+                    assertNotEquals(ErrorCategory.UNKNOWN, new DuckDbErrors().classify(e).category(), e.getMessage());
+                }
+            }
+        }
+        assertFalse(Files.exists(dir.resolve("leak.csv")));
+        assertFalse(Files.exists(dir.resolve("other.duckdb")));
+        assertEquals(before, counts());
+    }
+
+    @Test
+    void shouldStopALongQueryAtTheTimeoutAndFreeTheEngine() {
+        long t0 = System.nanoTime();
+        EngineError e = fail("SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b");
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(ErrorCategory.TIMEOUT, e.category(), e.message());
+        assertTrue(tookMs >= 1500 && tookMs < 8000, "stopped at the 2 s timeout, took " + tookMs + " ms");
+        // the engine is not left running it: the process goes idle, and the only pooled connection answers at once
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpu0 = os.getProcessCpuTime();
+        sleep(1000);
+        long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
+        assertTrue(cpuMs < 600, "process CPU in the second after the timeout: " + cpuMs + " ms");
+        long t1 = System.nanoTime();
+        ok(ds, "SELECT count(*) FROM nation");
+        assertTrue((System.nanoTime() - t1) / 1_000_000 < 1000, "the pool's only connection is free again");
+    }
+
+    @Test
+    void shouldValidateWithoutRunningInExplainMode() {
+        DatasourceConfig explain = ds.withValidationMode(ValidationMode.EXPLAIN);
+        Execution e = ok(explain, "SELECT o_orderkey, o_totalprice FROM orders");
+        assertEquals(List.of("o_orderkey", "o_totalprice"), e.columns());
+        assertEquals(0, e.rowCount());
+        EngineError err = assertInstanceOf(QueryRunner.Failed.class, executor.run(explain, "SELECT nope FROM orders")).error();
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, err.category());
+    }
+
+    @Test
+    void shouldCallAMissingDatabaseFileInfrastructure() {
+        DatasourceConfig missing = DatasourceConfig.of("missing", Dialect.DUCKDB, "jdbc:duckdb:" + dir.resolve("nope.duckdb"), null, null)
+                .withPool(1, Duration.ofSeconds(1));
+        long t0 = System.nanoTime();
+        assertThrows(InfrastructureException.class, () -> executor.run(missing, "SELECT 1"));
+        assertTrue((System.nanoTime() - t0) / 1_000_000 < 5000);
+        assertFalse(Files.exists(dir.resolve("nope.duckdb")), "read-only never creates the file");
+    }
+
+    private static List<Long> counts() throws SQLException {
+        // DuckDB shares one database instance per file in a JVM and refuses a second configuration,
+        // so the engine-side count goes through the executor's own (read-only) pool
+        List<Long> out = new ArrayList<>();
+        try (Connection c = executor.borrow(ds); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT table_name, estimated_size FROM duckdb_tables() ORDER BY table_name")) {
+            List<String> tables = new ArrayList<>();
+            while (rs.next()) tables.add(rs.getString(1));
+            assertEquals(List.of("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"), tables);
+            for (String t : tables) {
+                try (Statement s2 = c.createStatement(); ResultSet r = s2.executeQuery("SELECT count(*) FROM " + t)) {
+                    r.next();
+                    out.add(r.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

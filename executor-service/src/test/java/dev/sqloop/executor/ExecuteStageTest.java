@@ -1,0 +1,94 @@
+package dev.sqloop.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.Datasources;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.Execution;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.message.TokenUsage;
+import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.StageContext;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ExecuteStageTest {
+    private static final Instant NOW = Instant.parse("2026-11-22T10:00:00Z");
+    private static final Datasources DATASOURCES = Datasources.of(DatasourceConfig.of("demo", Dialect.DUCKDB, "jdbc:duckdb:/x", null, null));
+    private static final StageContext CONTEXT = new StageContext(Map.of(), NOW, 0);
+
+    private static QuestionTask task(String datasource, String sql) {
+        return QuestionTask.create("q1", "t", datasource, "how many?", 3, NOW).withSql(sql, TokenUsage.ZERO);
+    }
+
+    private static ExecuteStage stage(QueryRunner runner) {
+        return new ExecuteStage(DATASOURCES, runner, Clock.fixed(NOW, ZoneOffset.UTC));
+    }
+
+    @Test
+    void shouldForwardAResultToSuccess() {
+        Execution e = new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(List.of(3L)), 2);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"), CONTEXT);
+        assertEquals("forward", out.kind());
+        assertEquals(Topics.SUCCESS, out.emissions().get(0).topic());
+        assertEquals(e, ((QuestionTask) out.emissions().get(0).message()).execution());
+    }
+
+    @Test
+    void shouldRouteAnEngineErrorToRepairWithItsCandidates() {
+        EngineError err = EngineError.sql(ErrorCategory.COLUMN_NOT_FOUND, "Binder Error: …", "foo", List.of("food"));
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Failed(err)).process(task("DEMO", "SELECT foo"), CONTEXT);
+        assertEquals("repair", out.kind());
+        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().get(0).topic());
+        QuestionTask t = (QuestionTask) out.emissions().get(0).message();
+        assertEquals(1, t.issues().size());
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, t.issues().get(0).category());
+        assertEquals("execute", t.issues().get(0).stage());
+        assertEquals(List.of("food"), t.issues().get(0).candidates());
+        assertEquals("foo", t.issues().get(0).identifier());
+    }
+
+    @Test
+    void shouldEndAQuestionOnAnUnknownDatasource() {
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError("must not run"); })
+                .process(task("nope", "SELECT 1"), CONTEXT);
+        QuestionResult r = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
+        assertEquals(Outcomes.UNKNOWN_DATASOURCE, r.reason());
+        assertEquals(Topics.RESULTS, out.emissions().get(0).topic());
+    }
+
+    @Test
+    void shouldLetTheRunnerRetryAnUnreachableWarehouse() {
+        ExecuteStage s = stage((ds, sql) -> { throw new InfrastructureException("down", null); });
+        assertThrows(InfrastructureException.class, () -> s.process(task("demo", "SELECT 1"), CONTEXT));
+    }
+
+    @Test
+    void shouldEndAsWarehouseUnavailableWhenRetriesRunOut() {
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> null)
+                .onGiveUp(task("demo", "SELECT 1"), new InfrastructureException("connection refused", null), true, NOW);
+        QuestionResult r = (QuestionResult) out.emissions().get(0).message();
+        assertEquals(Outcomes.WAREHOUSE_UNAVAILABLE, r.reason());
+        assertEquals(ErrorCategory.CONNECTION_ERROR, r.errorCategory());
+        assertEquals(QuestionResult.FAILED, r.status());
+    }
+
+    @Test
+    void shouldAskForSqlWhenThereIsNone() {
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError(); }).process(task("demo", " "), CONTEXT);
+        assertEquals("repair", out.kind());
+        assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, ((QuestionTask) out.emissions().get(0).message()).issues().get(0).category());
+    }
+}

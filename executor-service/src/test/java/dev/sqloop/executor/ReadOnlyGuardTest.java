@@ -1,0 +1,125 @@
+package dev.sqloop.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ReadOnlyGuardTest {
+
+    /** Write and evasion attempts: each must be refused before it reaches an engine. */
+    static final List<String> WRITES = List.of(
+            "INSERT INTO t VALUES (1)",
+            "insert into t select * from t",
+            "UPDATE t SET a = 1",
+            "DELETE FROM t",
+            "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE",
+            "DROP TABLE t",
+            "drop table if exists t cascade",
+            "ALTER TABLE t ADD COLUMN b int",
+            "CREATE TABLE x AS SELECT 1",
+            "CREATE TEMP TABLE x (a int)",
+            "TRUNCATE t",
+            "GRANT ALL ON t TO PUBLIC",
+            "REVOKE SELECT ON t FROM reader",
+            "COPY t TO '/tmp/x.csv'",
+            "COPY (SELECT 1) TO '/tmp/x.csv'",
+            "ATTACH 'other.db' AS o",
+            "PRAGMA enable_profiling",
+            "SET default_transaction_read_only = off",
+            "CALL system.runtime.kill_query('x')",
+            "EXPORT DATABASE '/tmp/x'",
+            "VACUUM",
+            "SELECT 1; DROP TABLE t",
+            "SELECT 1; SELECT 2",
+            "SELECT 1 -- \n; DROP TABLE t",
+            "SELECT 1 /* ; */ ; DELETE FROM t",
+            "SELECT * INTO newtable FROM t",
+            "WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d",
+            "WITH u AS (UPDATE t SET a = 1 RETURNING *) SELECT * FROM u",
+            "WITH i AS (INSERT INTO t VALUES (1) RETURNING *) SELECT * FROM i",
+            "SELECT * FROM t FOR UPDATE",
+            "SELECT * FROM t FOR SHARE",
+            "SELECT * FROM t FOR NO KEY UPDATE",
+            "SELECT * FROM t FOR KEY SHARE",
+            "/* hello */ DELETE FROM t",
+            "-- comment\nDROP TABLE t",
+            "(DELETE FROM t)",
+            "sElEcT 1; dRoP tAbLe t",
+            "ＳＥＬＥＣＴ 1",
+            "\uFEFFDROP TABLE t",
+            "EXPLAIN ANALYZE DELETE FROM t",
+            "SHOW TABLES",
+            "DESCRIBE t",
+            "USE other",
+            "LOAD httpfs",
+            "INSTALL httpfs",
+            "SELECT 'a'; DROP TABLE t; --'",
+            "SELECT $$ ; $$; DROP TABLE t",
+            "",
+            "   ",
+            "-- only a comment",
+            "SELECT 'unterminated",
+            "SELECT 1 /* unterminated");
+
+    @Test
+    void shouldRefuseEveryWriteOrEvasion() {
+        for (String sql : WRITES) {
+            ReadOnlyGuard.Verdict v = ReadOnlyGuard.check(sql, Dialect.POSTGRES);
+            assertFalse(v.allowed(), "allowed: " + sql);
+            assertTrue(v.reason() != null && !v.reason().isBlank(), sql);
+        }
+        assertTrue(WRITES.size() >= 40, "the corpus keeps at least 40 variants");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT 1",
+            "select a, b from t where c = 'delete from t; drop table x'",
+            "WITH x AS (SELECT 1) SELECT * FROM x",
+            "(SELECT 1) UNION (SELECT 2)",
+            "VALUES (1), (2)",
+            "TABLE t",
+            "SELECT \"update\", \"into\" FROM t",
+            "SELECT 1 -- trailing ; comment",
+            "SELECT $$it's; fine$$",
+            "SELECT E'it\\'s; fine'",
+            "SELECT created_at, updated_by, deleted FROM t",
+            "/* leading */ SELECT 1",
+            "SELECT 1;",
+            "SELECT 1 ;  -- done"})
+    void shouldAllowPlainQueries(String sql) {
+        assertTrue(ReadOnlyGuard.check(sql, Dialect.POSTGRES).allowed(), sql);
+    }
+
+    @Test
+    void shouldCallAWriteAReadOnlyViolationAndGibberishASyntaxError() {
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ReadOnlyGuard.check("DELETE FROM t", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ReadOnlyGuard.check("SELECT 1; SELECT 2", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ReadOnlyGuard.check("WITH d AS (DELETE FROM t RETURNING *) SELECT 1", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.SYNTAX_ERROR, ReadOnlyGuard.check("SELEC * FROM t", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.SYNTAX_ERROR, ReadOnlyGuard.check("SELECT 'oops", Dialect.TRINO).category());
+        assertEquals(ErrorCategory.SYNTAX_ERROR, ReadOnlyGuard.check("", Dialect.TRINO).category());
+    }
+
+    @Test
+    void shouldReturnTheQueryWithoutItsTrailingSemicolon() {
+        assertEquals("SELECT 1 ", ReadOnlyGuard.check("SELECT 1 ;  -- done", Dialect.DUCKDB).query());
+        assertEquals("SELECT 1", ReadOnlyGuard.check("SELECT 1", Dialect.DUCKDB).query());
+    }
+
+    @Test
+    void shouldLexBackslashEscapesOnlyWhereTheDialectHasThem() {
+        // In PostgreSQL '\' is a whole string, so the DROP is a second statement.
+        assertFalse(ReadOnlyGuard.check("SELECT '\\'; DROP TABLE t; --'", Dialect.POSTGRES).allowed());
+        // In Spark/Hive the backslash escapes the quote: one string literal, one statement.
+        assertTrue(ReadOnlyGuard.check("SELECT '\\'; DROP TABLE t; --'", Dialect.SPARKSQL).allowed());
+        assertFalse(ReadOnlyGuard.check("SELECT `a`; DROP TABLE t", Dialect.HIVE).allowed());
+    }
+}
