@@ -27,17 +27,26 @@ import java.util.Optional;
  */
 public final class GenerateStage implements Stage<QuestionTask> {
     public static final String NAME = "generate";
+    /** Counter of LLM tokens spent, tag type = input | output. */
+    public static final String TOKENS = "sqloop.llm.tokens";
 
     private final LlmClient llm;
     private final DialectLookup dialects;
     private final PromptBuilder prompts;
+    private final ProjectionContract projection;
     private final MeterRegistry registry;
     private final Clock clock;
 
     public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, MeterRegistry registry, Clock clock) {
+        this(llm, dialects, prompts, ProjectionContract.OFF, registry, clock);
+    }
+
+    public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, ProjectionContract projection,
+                         MeterRegistry registry, Clock clock) {
         this.llm = llm;
         this.dialects = dialects;
         this.prompts = prompts;
+        this.projection = projection;
         this.registry = registry;
         this.clock = clock;
     }
@@ -76,9 +85,11 @@ public final class GenerateStage implements Stage<QuestionTask> {
                     .tag("outcome", outcome).register(registry));
         }
         long millis = Math.max(0, clock.millis() - start.toEpochMilli());
+        registry.counter(TOKENS, "type", "input").increment(reply.usage().inputTokens());
+        registry.counter(TOKENS, "type", "output").increment(reply.usage().outputTokens());
         return switch (OutputGuardrails.check(reply.text())) {
-            case OutputGuardrails.Valid v ->
-                    Outcome.forward(Topics.STATIC_VALIDATE, task.withSql(v.sql(), reply.usage()).withTiming(NAME, millis));
+            case OutputGuardrails.Valid v -> Outcome.forward(Topics.STATIC_VALIDATE,
+                    task.withSql(projection.enforce(v.sql(), task.question()), reply.usage()).withTiming(NAME, millis));
             case OutputGuardrails.Invalid inv -> Outcome.repair(task.withSql(inv.text(), reply.usage())
                     .withIssues(List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, inv.reason())))
                     .withTiming(NAME, millis));

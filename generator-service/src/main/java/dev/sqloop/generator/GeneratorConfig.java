@@ -13,10 +13,12 @@ import java.util.Map;
  * @param provider {@code openai} (any OpenAI-compatible endpoint) or {@code ollama}
  * @param jsonMode ask the endpoint for a JSON object {@code {"sql": …}}; off for endpoints that reject it
  * @param maxConcurrency LLM calls in flight at once per worker, protecting the endpoint
+ * @param ratePerSecond optional cap on LLM calls per second per worker; 0 is off
+ * @param projectionContract prune SELECT items the question did not ask for (002's projection contract)
  */
 public record GeneratorConfig(String provider, String baseUrl, String apiKey, String model, double temperature,
                               int maxTokens, Duration timeout, boolean jsonMode, int maxConcurrency,
-                              Map<String, Dialect> dialects) {
+                              double ratePerSecond, boolean projectionContract, Map<String, Dialect> dialects) {
     public static final String OPENAI = "openai";
     public static final String OLLAMA = "ollama";
 
@@ -39,6 +41,8 @@ public record GeneratorConfig(String provider, String baseUrl, String apiKey, St
                 env.duration("SQLOOP_LLM_TIMEOUT", Duration.ofSeconds(60)),
                 env.bool("SQLOOP_LLM_JSON_MODE", true),
                 env.integer("SQLOOP_LLM_MAX_CONCURRENCY", 32, 1, 10_000),
+                env.decimal("SQLOOP_LLM_RATE_PER_SECOND", 0),
+                env.bool("SQLOOP_PROJECTION_CONTRACT", false),
                 DialectLookup.parse(env.string(DialectLookup.ENV, "")));
     }
 
@@ -50,6 +54,7 @@ public record GeneratorConfig(String provider, String baseUrl, String apiKey, St
     public String toString() {
         return "GeneratorConfig[provider=" + provider + ", baseUrl=" + baseUrl + ", apiKey=****, model=" + model
                 + ", temperature=" + temperature + ", maxTokens=" + maxTokens + ", timeout=" + timeout + ", jsonMode="
-                + jsonMode + ", maxConcurrency=" + maxConcurrency + ", dialects=" + dialects + "]";
+                + jsonMode + ", maxConcurrency=" + maxConcurrency + ", ratePerSecond=" + ratePerSecond + ", projectionContract="
+                + projectionContract + ", dialects=" + dialects + "]";
     }
 }

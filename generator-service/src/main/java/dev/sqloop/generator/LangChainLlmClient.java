@@ -26,15 +26,18 @@ public final class LangChainLlmClient implements LlmClient {
     private final ChatModel model;
     private final boolean jsonMode;
     private final Semaphore permits;
+    private final RequestPacer pacer;
 
-    public LangChainLlmClient(ChatModel model, boolean jsonMode, int maxConcurrency) {
+    public LangChainLlmClient(ChatModel model, boolean jsonMode, int maxConcurrency, RequestPacer pacer) {
         this.model = model;
         this.jsonMode = jsonMode;
         this.permits = new Semaphore(maxConcurrency);
+        this.pacer = pacer;
     }
 
     public static LangChainLlmClient fromConfig(GeneratorConfig config) {
-        return new LangChainLlmClient(chatModel(config), config.jsonMode(), config.maxConcurrency());
+        return new LangChainLlmClient(chatModel(config), config.jsonMode(), config.maxConcurrency(),
+                new RequestPacer(config.ratePerSecond()));
     }
 
     public static ChatModel chatModel(GeneratorConfig c) {
@@ -66,6 +69,12 @@ public final class LangChainLlmClient implements LlmClient {
         if (jsonMode) request.responseFormat(ResponseFormat.JSON);
         try {
             permits.acquire();
+            try {
+                pacer.await();
+            } catch (InterruptedException e) {
+                permits.release();
+                throw e;
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InfrastructureException("interrupted while waiting for an LLM slot", e);

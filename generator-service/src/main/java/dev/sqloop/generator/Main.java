@@ -37,7 +37,8 @@ public final class Main {
         List<StageRunner<?>> runners = new ArrayList<>();
         if (workers.contains(GenerateStage.NAME)) {
             GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), dialects,
-                    new PromptBuilder(config.jsonMode()), registry, Clock.systemUTC());
+                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), registry,
+                    Clock.systemUTC());
             runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
         }
         if (workers.contains(RepairStage.NAME)) {

@@ -122,4 +122,19 @@ class GenerateStageTest {
         assertTrue(r.errorMessage().contains("HTTP 401"), r.errorMessage());
         assertNull(r.sql());
     }
+
+    @Test
+    void shouldApplyTheProjectionContractOnlyWhenEnabledAndCountTokens() {
+        LlmClient llm = p -> new LlmClient.Reply("SELECT id, email, name FROM customers", new TokenUsage(40, 8));
+        QuestionTask q = QuestionTask.create("q-p", "acme", "demo", "List the name and email of all customers", 3, Instant.now());
+        Clock clock = Clock.systemUTC();
+        QuestionTask on = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), ProjectionContract.ON, registry, clock)
+                .process(q, CTX), Topics.STATIC_VALIDATE);
+        assertEquals("SELECT name, email FROM customers", on.sql());
+        QuestionTask off = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), registry, clock).process(q, CTX),
+                Topics.STATIC_VALIDATE);
+        assertEquals("SELECT id, email, name FROM customers", off.sql());
+        assertEquals(80.0, registry.get(GenerateStage.TOKENS).tag("type", "input").counter().count());
+        assertEquals(16.0, registry.get(GenerateStage.TOKENS).tag("type", "output").counter().count());
+    }
 }

@@ -114,7 +114,7 @@ class RepairLoopIT {
     private void startPipeline(Responder responder, CorrectionPromptBuilder.Evidence evidence, FakeValidator validator) {
         llm = SimulatedLlm.start(responder);
         GeneratorConfig config = new GeneratorConfig(GeneratorConfig.OPENAI, llm.openAiBaseUrl(), "sk-test", "sim-sql", 0.0,
-                512, Duration.ofSeconds(2), true, 16, Map.of());
+                512, Duration.ofSeconds(2), true, 16, 0, false, Map.of());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), DIALECTS, new PromptBuilder(true),
                 registry, Clock.systemUTC());
