@@ -39,6 +39,9 @@ public final class OutputGuardrails {
         String raw = answer == null ? "" : answer.strip();
         if (raw.isEmpty()) return new Invalid("the answer was empty, not a SQL statement", "");
         String candidate = fromJson(raw);
+        if (candidate == null && isJsonObject(raw)) {
+            return new Invalid("the JSON answer had no \"sql\" string field", clip(raw));
+        }
         if (candidate == null) candidate = fromFence(raw);
         if (candidate == null) candidate = raw;
         String sql = stripTrailingSemicolons(candidate.strip());
@@ -69,6 +72,15 @@ public final class OutputGuardrails {
             return sql != null && sql.isTextual() ? sql.asText() : null;
         } catch (Exception e) {
             return null; // not JSON after all: try the other forms
+        }
+    }
+
+    private static boolean isJsonObject(String raw) {
+        if (!raw.startsWith("{")) return false;
+        try {
+            return JsonCodec.mapper().readTree(raw).isObject();
+        } catch (Exception e) {
+            return false;
         }
     }
 

@@ -16,6 +16,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code repair-feedback} worker: decides whether a failed attempt is retried ({@link RepairDecision}),
@@ -25,6 +27,7 @@ import java.time.Instant;
  */
 public final class RepairStage implements Stage<QuestionTask> {
     public static final String NAME = "repair";
+    private static final Logger log = LoggerFactory.getLogger(RepairStage.class);
 
     private final DialectLookup dialects;
     private final CorrectionPromptBuilder prompts;
@@ -59,6 +62,9 @@ public final class RepairStage implements Stage<QuestionTask> {
         AttemptEvent event = new AttemptEvent(Message.CURRENT_SCHEMA_VERSION, task.questionId(), task.attempt(), NAME,
                 "repair-decision", task.sql(), task.issues(), decision.decision(), decision.reason() + ": " + decision.detail(),
                 SqlDiff.compact(task.previousSql(), task.sql()), Duration.between(start, now).toMillis(), now);
+        // Debug, not info: at batch scale every attempt would be a line; the events topic is the durable trace.
+        log.debug("question {} attempt {}: {} ({}) {} diff: {}", task.questionId(), task.attempt(), decision.decision(),
+                decision.reason(), decision.category().wireName(), event.sqlDiff());
         if (decision.retry()) {
             // decide() has checked the datasource is known.
             Dialect dialect = dialects.dialectOf(task.datasource()).orElseThrow();

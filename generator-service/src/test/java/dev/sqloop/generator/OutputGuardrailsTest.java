@@ -45,7 +45,7 @@ class OutputGuardrailsTest {
     @Test
     void shouldRejectProse() {
         assertTrue(invalid("You should count the rows of the sales table.").contains("prose"));
-        assertTrue(invalid("{\"answer\": \"no idea\"}").contains("prose"));
+        assertTrue(invalid("{\"answer\": \"no idea\"}").contains("no \"sql\" string field"));
     }
 
     @Test
