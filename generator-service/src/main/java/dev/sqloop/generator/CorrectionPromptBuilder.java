@@ -43,7 +43,10 @@ public final class CorrectionPromptBuilder {
             pattern = registry.match(dialect, primary.message());
         }
         p.append('\n');
-        p.append(CorrectionStrategy.forCategory(primary.category()).guidance(dialect, task)).append('\n');
+        // A stage that could not classify the error still gets a targeted instruction when the registry knows it.
+        ErrorCategory category = primary.category() == ErrorCategory.UNKNOWN && pattern.isPresent()
+                ? pattern.get().category() : primary.category();
+        p.append(CorrectionStrategy.forCategory(category).guidance(dialect, task)).append('\n');
         pattern.ifPresent(e -> p.append(dialect.displayName()).append(": ").append(e.guidance()).append('\n'));
         if (evidence == Evidence.INCLUDED) {
             List<PastFixes.PastFix> fixes = pastFixes.similar(task.datasource(), dialect, primary);

@@ -146,4 +146,12 @@ class CorrectionPromptBuilderTest {
         assertTrue(p.contains("f3") && !p.contains("f4"), p);
         assertFalse(prompt(ErrorCategory.UNSUPPORTED_FUNCTION, "SELECT 1", "x").contains("Similar past fixes"), "none by default");
     }
+
+    @Test
+    void shouldPickTheStrategyFromTheRegistryWhenTheStageCouldNotClassifyTheError() {
+        String p = prompt(ErrorCategory.UNKNOWN, "SELECT region, sum(amount) FROM sales",
+                "line 1:8: 'region' must be an aggregate expression or appear in GROUP BY clause");
+        assertTrue(p.contains("Keep all aggregations; only add the missing columns to GROUP BY."), p);
+        assertFalse(p.contains("Fix the error."), p);
+    }
 }

@@ -249,7 +249,8 @@ class RepairLoopIT {
     void shouldEndLlmUnavailableAfterTheRetryBudgetWithoutConsumingAttempts() throws Exception {
         String q = "how many regions are there?";
         String later = "how many sales are there?";
-        Map<String, String> gold = Map.of(q, GOLD, later, GOLD);
+        String slow = "how many sales per region are there?";
+        Map<String, String> gold = Map.of(q, GOLD, later, GOLD, slow, GOLD);
         OracleResponder oracle = new OracleResponder(gold, Map.of(Fault.NONE, 1.0), "trino", 3);
         startPipeline(oracle, CorrectionPromptBuilder.Evidence.INCLUDED, oracleValidator(oracle, gold));
 
@@ -273,5 +274,12 @@ class RepairLoopIT {
             long gap = Duration.between(tries.get(i - 1).at(), tries.get(i).at()).toMillis();
             assertTrue(gap >= 900, "Retry-After: 1 honoured, gap was " + gap + " ms");
         }
+
+        llm.faults().slowNext(1 + FAST_RETRY.maxRetries(), Duration.ofSeconds(3)); // each beyond the client's 2 s timeout
+        io.send(Topics.GENERATE, question("timeouts", slow, 3));
+        QuestionResult timedOut = awaitResults(Set.of("timeouts")).get("timeouts");
+        assertEquals(Outcomes.LLM_UNAVAILABLE, timedOut.reason());
+        assertEquals(1, timedOut.attempts(), "timeouts are not attempts either");
+        assertTrue(timedOut.errorMessage().contains("Timeout"), timedOut.errorMessage());
     }
 }
