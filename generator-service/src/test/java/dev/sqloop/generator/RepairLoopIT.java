@@ -282,4 +282,30 @@ class RepairLoopIT {
         assertEquals(1, timedOut.attempts(), "timeouts are not attempts either");
         assertTrue(timedOut.errorMessage().contains("Timeout"), timedOut.errorMessage());
     }
+
+    @Test
+    void shouldRepairAMixOfFaultsOverTheDefogQuestions() throws Exception {
+        java.nio.file.Path csv = java.nio.file.Path.of("../../shared/datasets/defog/questions.csv");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(csv), "dataset not present: " + csv.toAbsolutePath());
+        Map<String, String> gold = dev.sqloop.testkit.llm.GoldSql.byQuestion(dev.sqloop.testkit.llm.GoldSql.fromDefogCsv(csv));
+        Map<Fault, Double> mix = OracleResponder.uniformMix();
+        mix.put(Fault.NONE, 2.0);
+        OracleResponder oracle = new OracleResponder(gold, mix, "trino", 11);
+        startPipeline(oracle, CorrectionPromptBuilder.Evidence.INCLUDED, oracleValidator(oracle, gold));
+        Map<String, String> ids = new LinkedHashMap<>();
+        int n = 0;
+        for (String q : gold.keySet()) ids.put("defog-" + n++, q);
+        io.send(Topics.GENERATE, ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
+
+        Map<String, QuestionResult> results = awaitResults(ids.keySet());
+        Map<Fault, Integer> drawn = new java.util.EnumMap<>(Fault.class);
+        for (Map.Entry<String, String> e : ids.entrySet()) {
+            QuestionResult r = results.get(e.getKey());
+            Fault fault = oracle.injectionFor(e.getValue()).fault();
+            drawn.merge(fault, 1, Integer::sum);
+            assertTrue(r.succeeded(), fault + ": " + r);
+            assertEquals(fault == Fault.NONE ? 1 : 2, r.attempts(), fault + ": " + e.getValue());
+        }
+        assertEquals(Fault.values().length, drawn.size(), "the mix drew every fault: " + drawn);
+    }
 }
