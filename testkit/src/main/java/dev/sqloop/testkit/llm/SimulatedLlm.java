@@ -40,10 +40,10 @@ public final class SimulatedLlm implements AutoCloseable {
     private final Random random;
     private final AtomicLong ids = new AtomicLong();
 
-    private SimulatedLlm(Responder responder, long seed) throws IOException {
+    private SimulatedLlm(Responder responder, long seed, int port) throws IOException {
         this.responder = responder;
         this.random = new Random(seed);
-        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         server.createContext("/v1/chat/completions", ex -> handle(ex, "openai"));
         server.createContext("/api/chat", ex -> handle(ex, "ollama"));
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
@@ -55,11 +55,44 @@ public final class SimulatedLlm implements AutoCloseable {
     }
 
     public static SimulatedLlm start(Responder responder, long seed) {
+        return start(responder, seed, 0);
+    }
+
+    /** On a given loopback port (0: any free one). */
+    public static SimulatedLlm start(Responder responder, long seed, int port) {
         try {
-            return new SimulatedLlm(responder, seed);
+            return new SimulatedLlm(responder, seed, port);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot start the simulated LLM", e);
+            throw new IllegalStateException("cannot start the simulated LLM on port " + port, e);
         }
+    }
+
+    /**
+     * Runs the simulator standalone for the demo and benchmarks:
+     * {@code scripted <script.json> [port]} or {@code oracle <questions.csv> <dialect> [port] [lognormal-median-ms]}.
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: SimulatedLlm scripted <script.json> [port] | oracle <questions.csv> <dialect> [port] [median-ms]");
+            System.exit(2);
+        }
+        Responder responder;
+        int portArg;
+        if (args[0].equals("scripted")) {
+            responder = ScriptedResponder.fromFile(java.nio.file.Path.of(args[1]));
+            portArg = 2;
+        } else {
+            if (args.length < 3) throw new IllegalArgumentException("oracle needs <questions.csv> <dialect>");
+            java.util.Map<String, String> gold = GoldSql.byQuestion(GoldSql.fromDefogCsv(java.nio.file.Path.of(args[1])));
+            responder = new OracleResponder(gold, OracleResponder.uniformMix(), args[2], 42);
+            portArg = 3;
+        }
+        int port = args.length > portArg ? Integer.parseInt(args[portArg]) : 0;
+        SimulatedLlm llm = start(responder, 42, port);
+        if (args.length > portArg + 1) llm.faults().latency(Latency.lognormal(Duration.ofMillis(Long.parseLong(args[portArg + 1])), 0.5));
+        System.out.println("simulated LLM at " + llm.openAiBaseUrl() + " (OpenAI) and " + llm.ollamaBaseUrl() + " (Ollama)");
+        Runtime.getRuntime().addShutdownHook(new Thread(llm::close));
+        Thread.currentThread().join();
     }
 
     public int port() {
