@@ -1,0 +1,106 @@
+package dev.sqloop.generator;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageContext;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code generate} worker: one LLM call per message. Valid SQL goes on to {@code static-validate};
+ * an answer that is not one SQL statement goes to {@code repair-feedback} as {@code llm_output_invalid},
+ * costing an attempt like any other wrong SQL. LLM outages are thrown as {@link InfrastructureException}
+ * for the runner to retry, and end the question {@code llm_unavailable} once its budget is spent.
+ */
+public final class GenerateStage implements Stage<QuestionTask> {
+    public static final String NAME = "generate";
+    /** Counter of LLM tokens spent, tag type = input | output. */
+    public static final String TOKENS = "sqloop.llm.tokens";
+
+    private final LlmClient llm;
+    private final DialectLookup dialects;
+    private final PromptBuilder prompts;
+    private final ProjectionContract projection;
+    private final MeterRegistry registry;
+    private final Clock clock;
+
+    public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, MeterRegistry registry, Clock clock) {
+        this(llm, dialects, prompts, ProjectionContract.OFF, registry, clock);
+    }
+
+    public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, ProjectionContract projection,
+                         MeterRegistry registry, Clock clock) {
+        this.llm = llm;
+        this.dialects = dialects;
+        this.prompts = prompts;
+        this.projection = projection;
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Class<QuestionTask> inputType() {
+        return QuestionTask.class;
+    }
+
+    @Override
+    public Outcome process(QuestionTask task, StageContext context) {
+        Optional<Dialect> dialect = dialects.dialectOf(task.datasource());
+        if (dialect.isEmpty()) {
+            return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,
+                    "unknown datasource '" + task.datasource() + "'", clock.instant()));
+        }
+        LlmClient.Prompt prompt = prompts.build(task, dialect.get());
+        Instant start = clock.instant();
+        Timer.Sample sample = Timer.start(registry);
+        LlmClient.Reply reply;
+        String outcome = "error";
+        try {
+            reply = llm.complete(prompt);
+            outcome = "ok";
+        } catch (LlmRejectedException e) {
+            outcome = "rejected";
+            return Outcome.finish(QuestionResult.failed(task, Outcomes.LLM_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
+                    e.getMessage(), clock.instant()));
+        } finally {
+            sample.stop(Timer.builder(Metrics.LLM_DURATION).description("One LLM call, including failed ones")
+                    .tag("outcome", outcome).register(registry));
+        }
+        long millis = Math.max(0, clock.millis() - start.toEpochMilli());
+        registry.counter(TOKENS, "type", "input").increment(reply.usage().inputTokens());
+        registry.counter(TOKENS, "type", "output").increment(reply.usage().outputTokens());
+        return switch (OutputGuardrails.check(reply.text())) {
+            case OutputGuardrails.Valid v -> Outcome.forward(Topics.STATIC_VALIDATE,
+                    task.withSql(projection.enforce(v.sql(), task.question()), reply.usage()).withTiming(NAME, millis));
+            case OutputGuardrails.Invalid inv -> Outcome.repair(task.withSql(inv.text(), reply.usage())
+                    .withIssues(List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, inv.reason())))
+                    .withTiming(NAME, millis));
+        };
+    }
+
+    /** An LLM that stays down past the runner's budget ends the question with a clear reason, not "in progress". */
+    @Override
+    public Outcome onGiveUp(QuestionTask task, Exception cause, boolean infrastructure, Instant now) {
+        if (!infrastructure) return Stage.super.onGiveUp(task, cause, false, now);
+        return Outcome.finish(QuestionResult.failed(task, Outcomes.LLM_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
+                "LLM endpoint unavailable after retries: " + Stage.describe(cause), now));
+    }
+}

@@ -1,0 +1,60 @@
+package dev.sqloop.generator;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The generator service's settings: which LLM endpoint to call and how, and which dialect each datasource speaks.
+ *
+ * @param provider {@code openai} (any OpenAI-compatible endpoint) or {@code ollama}
+ * @param jsonMode ask the endpoint for a JSON object {@code {"sql": …}}; off for endpoints that reject it
+ * @param maxConcurrency LLM calls in flight at once per worker, protecting the endpoint
+ * @param ratePerSecond optional cap on LLM calls per second per worker; 0 is off
+ * @param projectionContract prune SELECT items the question did not ask for (002's projection contract)
+ */
+public record GeneratorConfig(String provider, String baseUrl, String apiKey, String model, double temperature,
+                              int maxTokens, Duration timeout, boolean jsonMode, int maxConcurrency,
+                              double ratePerSecond, boolean projectionContract, Map<String, Dialect> dialects) {
+    public static final String OPENAI = "openai";
+    public static final String OLLAMA = "ollama";
+
+    public GeneratorConfig {
+        dialects = Map.copyOf(dialects);
+    }
+
+    public static GeneratorConfig fromEnv(EnvConfig env) {
+        String provider = env.string("SQLOOP_LLM_PROVIDER", OPENAI).toLowerCase(Locale.ROOT);
+        if (!provider.equals(OPENAI) && !provider.equals(OLLAMA)) {
+            throw new ConfigException("SQLOOP_LLM_PROVIDER must be openai or ollama, was '" + provider + "'");
+        }
+        return new GeneratorConfig(
+                provider,
+                env.required("SQLOOP_LLM_BASE_URL"),
+                env.string("SQLOOP_LLM_API_KEY", "not-needed"),
+                env.string("SQLOOP_LLM_MODEL", provider.equals(OLLAMA) ? "llama3.1" : "gpt-4o-mini"),
+                env.decimal("SQLOOP_LLM_TEMPERATURE", 0.0),
+                env.integer("SQLOOP_LLM_MAX_TOKENS", 1024, 16, 100_000),
+                env.duration("SQLOOP_LLM_TIMEOUT", Duration.ofSeconds(60)),
+                env.bool("SQLOOP_LLM_JSON_MODE", true),
+                env.integer("SQLOOP_LLM_MAX_CONCURRENCY", 32, 1, 10_000),
+                env.decimal("SQLOOP_LLM_RATE_PER_SECOND", 0),
+                env.bool("SQLOOP_PROJECTION_CONTRACT", false),
+                DialectLookup.parse(env.string(DialectLookup.ENV, "")));
+    }
+
+    public DialectLookup dialectLookup() {
+        return DialectLookup.of(dialects);
+    }
+
+    @Override
+    public String toString() {
+        return "GeneratorConfig[provider=" + provider + ", baseUrl=" + baseUrl + ", apiKey=****, model=" + model
+                + ", temperature=" + temperature + ", maxTokens=" + maxTokens + ", timeout=" + timeout + ", jsonMode="
+                + jsonMode + ", maxConcurrency=" + maxConcurrency + ", ratePerSecond=" + ratePerSecond + ", projectionContract="
+                + projectionContract + ", dialects=" + dialects + "]";
+    }
+}

@@ -1,0 +1,130 @@
+package dev.sqloop.generator;
+
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.exception.AuthenticationException;
+import dev.langchain4j.exception.HttpException;
+import dev.langchain4j.exception.InvalidRequestException;
+import dev.langchain4j.exception.ModelNotFoundException;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ResponseFormat;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.ollama.OllamaChatModel;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.sqloop.common.message.TokenUsage;
+import dev.sqloop.common.runtime.InfrastructureException;
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+
+/**
+ * {@link LlmClient} through a langchain4j {@link ChatModel} (OpenAI-compatible or Ollama). The model is built
+ * with {@code maxRetries(0)}: the stage runner is the one place that retries, so a 429 storm is never
+ * multiplied by a hidden client retry loop.
+ */
+public final class LangChainLlmClient implements LlmClient {
+    private final ChatModel model;
+    private final boolean jsonMode;
+    private final Semaphore permits;
+    private final RequestPacer pacer;
+
+    public LangChainLlmClient(ChatModel model, boolean jsonMode, int maxConcurrency, RequestPacer pacer) {
+        this.model = model;
+        this.jsonMode = jsonMode;
+        this.permits = new Semaphore(maxConcurrency);
+        this.pacer = pacer;
+    }
+
+    public static LangChainLlmClient fromConfig(GeneratorConfig config) {
+        return new LangChainLlmClient(chatModel(config), config.jsonMode(), config.maxConcurrency(),
+                new RequestPacer(config.ratePerSecond()));
+    }
+
+    public static ChatModel chatModel(GeneratorConfig c) {
+        RetryAfterHttpClient.Builder http = RetryAfterHttpClient.builder();
+        if (c.provider().equals(GeneratorConfig.OLLAMA)) {
+            // OllamaBaseChatModel.Builder's setters return the raw base builder type, hence no chaining into build().
+            OllamaChatModel.OllamaChatModelBuilder b = OllamaChatModel.builder();
+            b.httpClientBuilder(http).baseUrl(c.baseUrl()).modelName(c.model()).temperature(c.temperature())
+                    .numPredict(c.maxTokens()).timeout(c.timeout());
+            b.maxRetries(0);
+            return b.build();
+        }
+        return OpenAiChatModel.builder()
+                .httpClientBuilder(http)
+                .baseUrl(c.baseUrl())
+                .apiKey(c.apiKey())
+                .modelName(c.model())
+                .temperature(c.temperature())
+                .maxTokens(c.maxTokens())
+                .timeout(c.timeout())
+                .maxRetries(0)
+                .build();
+    }
+
+    @Override
+    public Reply complete(Prompt prompt) {
+        ChatRequest.Builder request = ChatRequest.builder()
+                .messages(SystemMessage.from(prompt.system()), UserMessage.from(prompt.user()));
+        if (jsonMode) request.responseFormat(ResponseFormat.JSON);
+        try {
+            permits.acquire();
+            try {
+                pacer.await();
+            } catch (InterruptedException e) {
+                permits.release();
+                throw e;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InfrastructureException("interrupted while waiting for an LLM slot", e);
+        }
+        ChatResponse response;
+        try {
+            response = model.chat(request.build());
+        } catch (RuntimeException e) {
+            throw classify(e);
+        } finally {
+            permits.release();
+        }
+        String text = response.aiMessage() == null ? null : response.aiMessage().text();
+        var usage = response.tokenUsage();
+        TokenUsage spent = usage == null ? TokenUsage.ZERO : new TokenUsage(
+                usage.inputTokenCount() == null ? 0 : usage.inputTokenCount(),
+                usage.outputTokenCount() == null ? 0 : usage.outputTokenCount());
+        return new Reply(text == null ? "" : text, spent);
+    }
+
+    /** Sorts a failed call into "try the same call again later" and "this request will never work". */
+    static RuntimeException classify(RuntimeException e) {
+        Integer status = null;
+        Duration retryAfter = null;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof StatusHttpException s && retryAfter == null) retryAfter = s.retryAfter().orElse(null);
+            if (t instanceof HttpException h && status == null) status = h.statusCode();
+            if (t.getCause() == t) break;
+        }
+        boolean rejected = e instanceof AuthenticationException || e instanceof InvalidRequestException
+                || e instanceof ModelNotFoundException
+                || (status != null && status >= 400 && status < 500 && status != 408 && status != 429);
+        if (rejected) {
+            int code = status == null ? 400 : status;
+            return new LlmRejectedException(code, "LLM endpoint rejected the request (HTTP " + code + "): "
+                    + clip(rootMessage(e)), e);
+        }
+        // 429, 5xx, timeouts, refused or reset connections, malformed bodies: all may pass.
+        String what = status != null ? "HTTP " + status : e.getClass().getSimpleName();
+        return new InfrastructureException("LLM call failed (" + what + "): " + clip(rootMessage(e)), e, retryAfter);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return m.replaceAll("\\s+", " ");
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 300 ? s : s.substring(0, 299) + "…";
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sqloop.generator;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.config.KafkaSettings;
+import dev.sqloop.common.config.RunnerConfig;
+import dev.sqloop.common.metrics.ManagementServer;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.StageRunner;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires the generator service: config → LLM client → the generate and repair stages → their runners → the
+ * management server. {@code SQLOOP_GENERATOR_WORKERS=generate,repair} picks which workers this process runs.
+ */
+public final class Main {
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
+
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        EnvConfig env = new EnvConfig(System.getenv());
+        GeneratorConfig config = GeneratorConfig.fromEnv(env);
+        KafkaSettings kafka = KafkaSettings.fromEnv(env);
+        Set<String> workers = Set.of(env.string("SQLOOP_GENERATOR_WORKERS", "generate,repair").split("\\s*,\\s*"));
+        log.info("generator-service starting: {} {} workers={} settings={}", config, kafka, workers, env.describe());
+
+        PrometheusMeterRegistry registry = Metrics.newRegistry();
+        DialectLookup dialects = config.dialectLookup();
+        List<StageRunner<?>> runners = new ArrayList<>();
+        if (workers.contains(GenerateStage.NAME)) {
+            GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), dialects,
+                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), registry,
+                    Clock.systemUTC());
+            runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
+        }
+        if (workers.contains(RepairStage.NAME)) {
+            CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE,
+                    CorrectionPromptBuilder.Evidence.INCLUDED);
+            RepairStage repair = new RepairStage(dialects, prompts, registry, Clock.systemUTC());
+            runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
+        }
+        if (runners.isEmpty()) throw new IllegalArgumentException("SQLOOP_GENERATOR_WORKERS names no worker (generate, repair)");
+        runners.forEach(StageRunner::start);
+
+        ManagementServer management = ManagementServer.start(env.string("SQLOOP_MANAGEMENT_HOST", "0.0.0.0"),
+                env.integer("SQLOOP_MANAGEMENT_PORT", 9404, 0, 65535), registry,
+                () -> runners.stream().allMatch(StageRunner::healthy), () -> runners.stream().allMatch(StageRunner::ready));
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
+            runners.forEach(StageRunner::close);
+            management.close();
+        }));
+    }
+}

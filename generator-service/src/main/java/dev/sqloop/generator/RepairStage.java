@@ -1,0 +1,76 @@
+package dev.sqloop.generator;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Message;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.common.sql.SqlDiff;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code repair-feedback} worker: decides whether a failed attempt is retried ({@link RepairDecision}),
+ * and if so sends the question back to {@code generate} with attempt+1 and a correction prompt; otherwise
+ * the question ends on {@code results} with the reason. Every decision is also an {@link AttemptEvent}
+ * on {@code events} (SQL, issues, decision, reason, diff against the previous attempt).
+ */
+public final class RepairStage implements Stage<QuestionTask> {
+    public static final String NAME = "repair";
+    private static final Logger log = LoggerFactory.getLogger(RepairStage.class);
+
+    private final DialectLookup dialects;
+    private final CorrectionPromptBuilder prompts;
+    private final MeterRegistry registry;
+    private final Clock clock;
+
+    public RepairStage(DialectLookup dialects, CorrectionPromptBuilder prompts, MeterRegistry registry, Clock clock) {
+        this.dialects = dialects;
+        this.prompts = prompts;
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Class<QuestionTask> inputType() {
+        return QuestionTask.class;
+    }
+
+    @Override
+    public Outcome process(QuestionTask task, StageContext context) {
+        Instant start = clock.instant();
+        RepairDecision decision = RepairDecision.decide(task, dialects);
+        Counter.builder(Metrics.REPAIRS).description("Repair decisions by error category and outcome")
+                .tag("category", decision.category().wireName()).tag("outcome", decision.reason())
+                .register(registry).increment();
+        Instant now = clock.instant();
+        AttemptEvent event = new AttemptEvent(Message.CURRENT_SCHEMA_VERSION, task.questionId(), task.attempt(), NAME,
+                "repair-decision", task.sql(), task.issues(), decision.decision(), decision.reason() + ": " + decision.detail(),
+                SqlDiff.compact(task.previousSql(), task.sql()), Duration.between(start, now).toMillis(), now);
+        // Debug, not info: at batch scale every attempt would be a line; the events topic is the durable trace.
+        log.debug("question {} attempt {}: {} ({}) {} diff: {}", task.questionId(), task.attempt(), decision.decision(),
+                decision.reason(), decision.category().wireName(), event.sqlDiff());
+        if (decision.retry()) {
+            // decide() has checked the datasource is known.
+            Dialect dialect = dialects.dialectOf(task.datasource()).orElseThrow();
+            return Outcome.forward(Topics.GENERATE, task.nextAttempt(prompts.build(task, dialect))).and(Topics.EVENTS, event);
+        }
+        return Outcome.finish(QuestionResult.failed(task, decision.reason(), decision.category(), decision.detail(), now))
+                .and(Topics.EVENTS, event);
+    }
+}

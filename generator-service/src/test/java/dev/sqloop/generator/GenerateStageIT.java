@@ -1,0 +1,179 @@
+package dev.sqloop.generator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.testkit.llm.Fault;
+import dev.sqloop.testkit.llm.Injection;
+import dev.sqloop.testkit.llm.OracleResponder;
+import dev.sqloop.testkit.llm.RecordedRequest;
+import dev.sqloop.testkit.llm.ScriptedResponder;
+import dev.sqloop.testkit.llm.SimulatedLlm;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The generate stage through the real langchain4j clients, over HTTP, against the simulated LLM. */
+class GenerateStageIT {
+    private static final StageContext CTX = new StageContext(Map.of(), Instant.EPOCH, 0);
+    private static final String GOLD = "SELECT region, sum(amount) AS total FROM sales GROUP BY region";
+    private SimulatedLlm llm;
+
+    @AfterEach
+    void stop() {
+        if (llm != null) llm.close();
+    }
+
+    private static GenerateStage stage(String provider, String baseUrl, boolean json, Duration timeout) {
+        Map<String, String> env = new HashMap<>(Map.of(
+                "SQLOOP_LLM_PROVIDER", provider,
+                "SQLOOP_LLM_BASE_URL", baseUrl,
+                "SQLOOP_LLM_API_KEY", "sk-test",
+                "SQLOOP_LLM_MODEL", "sim-sql",
+                "SQLOOP_LLM_JSON_MODE", Boolean.toString(json),
+                "SQLOOP_LLM_TIMEOUT", timeout.toMillis() + "ms",
+                "SQLOOP_DATASOURCE_DIALECTS", "demo=duckdb,warehouse=trino"));
+        GeneratorConfig config = GeneratorConfig.fromEnv(new EnvConfig(env));
+        return new GenerateStage(LangChainLlmClient.fromConfig(config), config.dialectLookup(), new PromptBuilder(json),
+                new SimpleMeterRegistry(), Clock.systemUTC());
+    }
+
+    private GenerateStage openAi(boolean json) {
+        return stage("openai", llm.openAiBaseUrl(), json, Duration.ofSeconds(5));
+    }
+
+    private static QuestionTask forwarded(Outcome out, String topic) {
+        Outcome.Send send = assertInstanceOf(Outcome.Send.class, out);
+        assertEquals(topic, send.emissions().getFirst().topic(), send.toString());
+        return (QuestionTask) send.emissions().getFirst().message();
+    }
+
+    @Test
+    void shouldGenerateFromAScriptedJsonAnswerAndRecordThePrompt() {
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of("{\"sql\": \"" + GOLD + ";\"}"))));
+        QuestionTask t = forwarded(openAi(true).process(Tasks.fresh("warehouse"), CTX), Topics.STATIC_VALIDATE);
+        assertEquals(GOLD, t.sql());
+        assertTrue(t.usage().inputTokens() > 50 && t.usage().outputTokens() > 5, "usage from the response: " + t.usage());
+
+        RecordedRequest r = llm.requests().getFirst();
+        assertTrue(r.call().jsonMode(), "response_format json_object was sent");
+        assertEquals("sim-sql", r.call().model());
+        assertTrue(r.system().startsWith("Write Trino SQL"), r.system());
+        assertTrue(r.system().indexOf("## Similar Examples") < r.system().indexOf("## Instructions"), r.system());
+        assertEquals(Tasks.QUESTION, r.user());
+    }
+
+    @Test
+    void shouldExtractAFencedBlockWithoutJsonModeAndFlagProse() {
+        String other = "How many sales are there per day?";
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(
+                Tasks.QUESTION, List.of("Sure!\n```sql\n" + GOLD + ";\n```"),
+                other, List.of("Sorry, I cannot see your tables."))));
+        GenerateStage s = openAi(false);
+        assertEquals(GOLD, forwarded(s.process(Tasks.fresh("demo"), CTX), Topics.STATIC_VALIDATE).sql());
+        assertTrue(!llm.requests().getFirst().call().jsonMode());
+
+        QuestionTask prose = QuestionTask.create("q-2", "acme", "demo", other, 3, Instant.now());
+        QuestionTask t = forwarded(s.process(prose, CTX), Topics.REPAIR_FEEDBACK);
+        assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, t.issues().getFirst().category());
+    }
+
+    @Test
+    void shouldAnswerFaultyThenGoldFromTheOracleWhenTheCorrectionCarriesTheEvidence() {
+        OracleResponder oracle = new OracleResponder(Map.of(Tasks.QUESTION, GOLD), Map.of(), "trino", 1)
+                .withFaults(Map.of(Tasks.QUESTION, Fault.FOREIGN_FUNCTION));
+        llm = SimulatedLlm.start(oracle);
+        GenerateStage s = openAi(true);
+        QuestionTask first = forwarded(s.process(Tasks.fresh("warehouse"), CTX), Topics.STATIC_VALIDATE);
+        Injection injection = oracle.injectionFor(Tasks.QUESTION);
+        assertEquals(injection.faultyAnswer(), first.sql());
+
+        CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE,
+                CorrectionPromptBuilder.Evidence.INCLUDED);
+        QuestionTask failed = first.withIssues(List.of(new dev.sqloop.common.message.Issue("static-validate",
+                ErrorCategory.UNSUPPORTED_FUNCTION, injection.errorMessage(), injection.identifier(), List.of())));
+        QuestionTask retry = failed.nextAttempt(prompts.build(failed, dev.sqloop.common.Dialect.TRINO));
+        QuestionTask second = forwarded(s.process(retry, CTX), Topics.STATIC_VALIDATE);
+        assertEquals(GOLD, second.sql());
+        assertEquals(2, second.attempt());
+        assertTrue(llm.requests().get(1).user().contains("Function 'strftime' not registered"), llm.requests().get(1).user());
+    }
+
+    @Test
+    void shouldWorkThroughTheOllamaApi() {
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of("{\"sql\": \"" + GOLD + "\"}"))));
+        GenerateStage s = stage("ollama", llm.ollamaBaseUrl(), true, Duration.ofSeconds(5));
+        QuestionTask t = forwarded(s.process(Tasks.fresh("demo"), CTX), Topics.STATIC_VALIDATE);
+        assertEquals(GOLD, t.sql());
+        assertEquals("ollama", llm.requests().getFirst().call().api());
+        assertTrue(llm.requests().getFirst().call().jsonMode(), "format: json was sent");
+    }
+
+    @Test
+    void shouldTurnRateLimitsIntoInfrastructureFailuresCarryingRetryAfter() {
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of(GOLD))));
+        llm.faults().rateLimitNext(1, Duration.ofSeconds(3));
+        GenerateStage s = openAi(true);
+        InfrastructureException e = assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        assertEquals(Duration.ofSeconds(3), e.retryAfter().orElseThrow(), e.getMessage());
+        assertTrue(e.getMessage().contains("429"), e.getMessage());
+        assertEquals(1, llm.requests().size(), "the client itself did not retry (maxRetries 0)");
+        assertEquals(GOLD, forwarded(s.process(Tasks.fresh("demo"), CTX), Topics.STATIC_VALIDATE).sql(), "and the next call works");
+    }
+
+    @Test
+    void shouldTurnServerErrorsMalformedBodiesTimeoutsAndRefusedConnectionsIntoInfrastructureFailures() throws Exception {
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of(GOLD))));
+        GenerateStage s = stage("openai", llm.openAiBaseUrl(), true, Duration.ofMillis(700));
+
+        llm.faults().failNext(1, 500, null);
+        assertTrue(assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX)).getMessage().contains("500"));
+        llm.faults().failNext(1, 503, null);
+        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        llm.faults().malformedNext(1);
+        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        llm.faults().slowNext(1, Duration.ofSeconds(3));
+        long start = System.nanoTime();
+        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() < 2500, "the client timeout cut the slow answer");
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (llm.requests().size() < 4 && System.nanoTime() < deadline) Thread.sleep(50); // the slow one is recorded when it answers
+        Thread.sleep(200);
+        assertEquals(4, llm.requests().size(), "one request per call: no hidden client retries");
+
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        GenerateStage refused = stage("openai", "http://127.0.0.1:" + closedPort + "/v1", true, Duration.ofSeconds(2));
+        assertThrows(InfrastructureException.class, () -> refused.process(Tasks.fresh("demo"), CTX));
+    }
+
+    @Test
+    void shouldEndTheQuestionWhenTheEndpointRejectsTheCredentials() {
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of(GOLD))));
+        llm.faults().failNext(1, 401, null);
+        Outcome out = openAi(true).process(Tasks.fresh("demo"), CTX);
+        QuestionResult r = (QuestionResult) assertInstanceOf(Outcome.Send.class, out).emissions().getFirst().message();
+        assertEquals(Outcomes.LLM_UNAVAILABLE, r.reason());
+        assertTrue(r.errorMessage().contains("HTTP 401"), r.errorMessage());
+    }
+}

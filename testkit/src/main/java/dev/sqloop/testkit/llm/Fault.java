@@ -1,0 +1,15 @@
+package dev.sqloop.testkit.llm;
+
+/** The mistakes the oracle makes on a first attempt. */
+public enum Fault {
+    WRONG_COLUMN,
+    WRONG_TABLE,
+    MISSING_GROUP_BY,
+    FOREIGN_FUNCTION,
+    TYPE_MISMATCH,
+    SYNTAX_SLIP,
+    WRITE_STATEMENT,
+    PROSE,
+    /** Answers the gold SQL at once. */
+    NONE
+}

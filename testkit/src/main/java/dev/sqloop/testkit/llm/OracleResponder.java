@@ -1,0 +1,301 @@
+package dev.sqloop.testkit.llm;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An LLM that knows the gold SQL of every question. On a first request it answers the gold SQL with one
+ * injected fault, drawn from a configurable mix; on a correction request it answers the gold SQL only if the
+ * correction prompt carries the evidence (the offending identifier or the error text) — otherwise it repeats
+ * the faulty answer. So whether a question gets repaired measures whether the feedback reached the model.
+ *
+ * <p>A correction request is one whose user message says "regenerate" or "failed sql". The evidence is looked
+ * for in the user message after removing the faulty answer and the question, which both contain it trivially.
+ */
+public final class OracleResponder implements Responder {
+    private static final Set<String> KEYWORDS = Set.of("select", "from", "where", "group", "by", "order", "having",
+            "limit", "offset", "as", "and", "or", "not", "in", "is", "null", "join", "left", "right", "inner", "outer",
+            "full", "cross", "on", "using", "case", "when", "then", "else", "end", "distinct", "asc", "desc", "with",
+            "union", "all", "intersect", "except", "between", "like", "ilike", "exists", "true", "false", "interval",
+            "date", "timestamp", "over", "partition", "rows", "range", "nulls", "first", "last", "cast", "filter",
+            "within", "lateral", "values", "current_date", "current_timestamp", "day", "month", "year", "week", "hour",
+            "minute", "second", "quarter", "extract", "escape", "any", "some", "top", "qualify", "window", "natural");
+    private static final Pattern WORD = Pattern.compile("\"[^\"]*\"|'(?:[^']|'')*'|[A-Za-z_][A-Za-z0-9_]*|\\S");
+    private static final Pattern GROUP_BY = Pattern.compile(
+            "(?i)\\s+GROUP\\s+BY\\s+(.+?)(?=\\s+(?:HAVING|ORDER|LIMIT|QUALIFY|WINDOW|UNION)\\b|\\)|$)", Pattern.DOTALL);
+
+    private final Map<String, String> gold;
+    private final Map<String, Fault> assigned;
+    private final Map<Fault, Double> mix;
+    private final String dialect;
+    private final long seed;
+    private final Map<String, Injection> injections = new ConcurrentHashMap<>();
+
+    /**
+     * @param gold question → gold SQL
+     * @param mix fault → weight; questions without an assigned fault draw one
+     * @param dialect {@code trino}, {@code duckdb}, {@code sparksql} or {@code hive}: shapes the error texts and the foreign function
+     */
+    public OracleResponder(Map<String, String> gold, Map<Fault, Double> mix, String dialect, long seed) {
+        this(gold, Map.of(), mix, dialect, seed);
+    }
+
+    private OracleResponder(Map<String, String> gold, Map<String, Fault> assigned, Map<Fault, Double> mix, String dialect, long seed) {
+        this.gold = new LinkedHashMap<>(gold);
+        this.assigned = Map.copyOf(assigned);
+        this.mix = mix.isEmpty() ? Map.of(Fault.NONE, 1.0) : new EnumMap<>(mix);
+        this.dialect = dialect.toLowerCase(Locale.ROOT);
+        this.seed = seed;
+    }
+
+    /** Every fault except NONE with equal weight. */
+    public static Map<Fault, Double> uniformMix() {
+        Map<Fault, Double> m = new EnumMap<>(Fault.class);
+        for (Fault f : Fault.values()) if (f != Fault.NONE) m.put(f, 1.0);
+        return m;
+    }
+
+    /** The same oracle with fixed faults for some questions (tests that need one fault per question). */
+    public OracleResponder withFaults(Map<String, Fault> faults) {
+        return new OracleResponder(gold, faults, mix, dialect, seed);
+    }
+
+    public String goldFor(String question) {
+        return gold.get(question);
+    }
+
+    /** The fault injected for a question (decided on its first request, or now). */
+    public Injection injectionFor(String question) {
+        return injections.computeIfAbsent(question, this::inject);
+    }
+
+    /** The question a prompt is about, if known. */
+    public Optional<String> identify(String userMessage) {
+        return Optional.ofNullable(Questions.identify(gold.keySet(), userMessage));
+    }
+
+    @Override
+    public String respond(ChatCall call) {
+        String question = Questions.identify(gold.keySet(), call.user());
+        if (question == null) return ScriptedResponder.UNKNOWN_QUESTION;
+        Injection injection = injectionFor(question);
+        if (injection.fault() == Fault.NONE) return format(injection.goldSql(), call.jsonMode());
+        boolean correction = isCorrection(call.user());
+        if (correction && carriesEvidence(call.user(), injection)) return format(injection.goldSql(), call.jsonMode());
+        return injection.answerIsSql() ? format(injection.faultyAnswer(), call.jsonMode()) : injection.faultyAnswer();
+    }
+
+    static boolean isCorrection(String user) {
+        String u = user.toLowerCase(Locale.ROOT);
+        return u.contains("regenerate") || u.contains("failed sql");
+    }
+
+    static boolean carriesEvidence(String user, Injection injection) {
+        String residue = remove(remove(user, injection.faultyAnswer()), injection.question()).toLowerCase(Locale.ROOT);
+        return injection.evidence().stream().anyMatch(e -> residue.contains(e.toLowerCase(Locale.ROOT)));
+    }
+
+    private static String remove(String text, String part) {
+        if (part == null || part.isBlank()) return text;
+        return Pattern.compile(Pattern.quote(part.strip()), Pattern.CASE_INSENSITIVE).matcher(text).replaceAll(" ");
+    }
+
+    private static String format(String sql, boolean jsonMode) {
+        if (!jsonMode) return "```sql\n" + sql + "\n```";
+        try {
+            return new ObjectMapper().writeValueAsString(JsonNodeFactory.instance.objectNode().put("sql", sql));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ fault injection
+
+    private Injection inject(String question) {
+        String sql = gold.get(question);
+        if (sql == null) throw new IllegalArgumentException("no gold SQL for question: " + question);
+        sql = sql.strip();
+        while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
+        Fault fault = assigned.containsKey(question) ? assigned.get(question) : draw(question);
+        List<Fault> order = new ArrayList<>(List.of(fault, Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.PROSE));
+        for (Fault f : order) {
+            Injection i = tryInject(f, question, sql);
+            if (i != null) return i;
+        }
+        throw new IllegalStateException("unreachable: prose always applies");
+    }
+
+    private Fault draw(String question) {
+        double total = mix.values().stream().mapToDouble(Double::doubleValue).sum();
+        double x = new Random(seed ^ question.hashCode()).nextDouble() * total;
+        for (Map.Entry<Fault, Double> e : mix.entrySet()) {
+            x -= e.getValue();
+            if (x < 0) return e.getKey();
+        }
+        return mix.keySet().iterator().next();
+    }
+
+    private Injection tryInject(Fault fault, String q, String sql) {
+        return switch (fault) {
+            case NONE -> new Injection(Fault.NONE, q, sql, sql, null, null, null, List.of());
+            case WRONG_COLUMN -> wrongColumn(q, sql);
+            case WRONG_TABLE -> wrongTable(q, sql);
+            case MISSING_GROUP_BY -> missingGroupBy(q, sql);
+            case FOREIGN_FUNCTION -> foreignFunction(q, sql);
+            case TYPE_MISMATCH -> typeMismatch(q, sql);
+            case SYNTAX_SLIP -> syntaxSlip(q, sql);
+            case WRITE_STATEMENT -> new Injection(Fault.WRITE_STATEMENT, q, sql, "CREATE TABLE tmp_answer AS " + sql,
+                    "read_only_violation", "statement writes data (CREATE TABLE); only read-only queries are allowed",
+                    "CREATE TABLE", List.of("create table"));
+            case PROSE -> new Injection(Fault.PROSE, q, sql,
+                    "To answer this you would look at the relevant table and count the matching rows.",
+                    null, null, null, List.of("not a sql statement"));
+        };
+    }
+
+    private record Tok(String text, int start, int end) {}
+
+    private static List<Tok> tokens(String sql) {
+        List<Tok> out = new ArrayList<>();
+        Matcher m = WORD.matcher(sql);
+        while (m.find()) out.add(new Tok(m.group(), m.start(), m.end()));
+        return out;
+    }
+
+    private static boolean isWord(String t) {
+        return Character.isLetter(t.charAt(0)) || t.charAt(0) == '_';
+    }
+
+    private Injection wrongColumn(String q, String sql) {
+        List<Tok> toks = tokens(sql);
+        for (int i = 0; i < toks.size(); i++) {
+            Tok t = toks.get(i);
+            String lower = t.text().toLowerCase(Locale.ROOT);
+            if (!isWord(t.text()) || KEYWORDS.contains(lower)) continue;
+            String prev = i > 0 ? toks.get(i - 1).text().toLowerCase(Locale.ROOT) : "";
+            String next = i + 1 < toks.size() ? toks.get(i + 1).text() : "";
+            if (next.equals("(") || next.equals(".")) continue; // function name or table qualifier
+            if (Set.of("from", "join", "as", "into", "table", "update").contains(prev)) continue; // table or alias
+            if (!prev.isEmpty() && isWord(prev) && !KEYWORDS.contains(prev)) continue; // an alias after a table or column
+            if (i + 1 < toks.size() && isWord(next) && !KEYWORDS.contains(next.toLowerCase(Locale.ROOT)) && !prev.equals(".")) {
+                continue; // "t alias" pairs
+            }
+            String wrong = t.text() + "_nm";
+            String faulty = sql.substring(0, t.start()) + wrong + sql.substring(t.end());
+            String message = switch (dialect) {
+                case "duckdb" -> "Binder Error: Referenced column \"" + wrong + "\" not found in FROM clause!\nCandidate bindings: \"" + t.text() + "\"";
+                case "sparksql", "spark" -> "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" + wrong
+                        + "` cannot be resolved. Did you mean one of the following? [`" + t.text() + "`].; line 1 pos 7;";
+                case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10004]: Line 1:7 Invalid table alias or column reference '"
+                        + wrong + "': (possible column names are: " + t.text() + ")";
+                default -> "line 1:8: Column '" + wrong + "' cannot be resolved";
+            };
+            return new Injection(Fault.WRONG_COLUMN, q, sql, faulty, "column_not_found", message, wrong, List.of(wrong));
+        }
+        return null;
+    }
+
+    private Injection wrongTable(String q, String sql) {
+        List<Tok> toks = tokens(sql);
+        for (int i = 0; i + 1 < toks.size(); i++) {
+            if (!toks.get(i).text().equalsIgnoreCase("from")) continue;
+            int j = i + 1;
+            while (j + 2 < toks.size() && toks.get(j + 1).text().equals(".")) j += 2; // catalog.schema.table: the last part
+            Tok t = toks.get(j);
+            if (!isWord(t.text()) || KEYWORDS.contains(t.text().toLowerCase(Locale.ROOT))) continue;
+            String wrong = t.text() + "_tbl";
+            String faulty = sql.substring(0, t.start()) + wrong + sql.substring(t.end());
+            String message = switch (dialect) {
+                case "duckdb" -> "Catalog Error: Table with name " + wrong + " does not exist!\nDid you mean \"" + t.text() + "\"?";
+                case "sparksql", "spark" -> "[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + wrong + "` cannot be found. Verify the spelling"
+                        + " and correctness of the schema and catalog.; line 1 pos 14;";
+                case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10001]: Line 1:14 Table not found '" + wrong + "'";
+                default -> "line 1:15: Table '" + wrong + "' does not exist";
+            };
+            return new Injection(Fault.WRONG_TABLE, q, sql, faulty, "table_not_found", message, wrong, List.of(wrong));
+        }
+        return null;
+    }
+
+    private Injection missingGroupBy(String q, String sql) {
+        Matcher m = GROUP_BY.matcher(sql);
+        if (!m.find()) return null;
+        String list = m.group(1);
+        String[] items = list.split(",");
+        String first = items[0].strip();
+        if (!first.matches("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?")) return null;
+        String column = first.contains(".") ? first.substring(first.indexOf('.') + 1) : first;
+        String faulty;
+        if (items.length == 1) {
+            faulty = sql.substring(0, m.start()) + sql.substring(m.end());
+        } else {
+            String rest = list.substring(list.indexOf(',') + 1).strip();
+            faulty = sql.substring(0, m.start(1)) + rest + sql.substring(m.end(1));
+        }
+        String message = switch (dialect) {
+            case "duckdb" -> "Binder Error: column \"" + column + "\" must appear in the GROUP BY clause or must be part of an aggregate function.";
+            case "sparksql", "spark" -> "[MISSING_AGGREGATION] The non-aggregating expression \"" + column
+                    + "\" is based on columns which are not participating in the GROUP BY clause.";
+            case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10025]: Line 1:7 Expression not in GROUP BY key '" + column + "'";
+            default -> "line 1:8: '" + column + "' must be an aggregate expression or appear in GROUP BY clause";
+        };
+        return new Injection(Fault.MISSING_GROUP_BY, q, sql, faulty, "aggregation_error", message, column, List.of(column));
+    }
+
+    private Injection foreignFunction(String q, String sql) {
+        Matcher m = Pattern.compile("(?i)^(\\s*(?:WITH\\b.*?\\)\\s*)?SELECT\\s+(?:DISTINCT\\s+)?)", Pattern.DOTALL).matcher(sql);
+        if (!m.find()) return null;
+        boolean duck = dialect.equals("duckdb");
+        String fn = duck ? "format_datetime" : "strftime";
+        String expr = duck ? "format_datetime(current_date, 'yyyy')" : "strftime(current_date, '%Y')";
+        String faulty = m.group(1) + expr + " AS period_label, " + sql.substring(m.end(1));
+        String message = switch (dialect) {
+            case "duckdb" -> "Catalog Error: Scalar Function with name format_datetime does not exist!\nDid you mean \"format_type\"?";
+            case "sparksql", "spark" -> "[UNRESOLVED_ROUTINE] Cannot resolve function `strftime` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`].; line 1 pos 7";
+            case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10011]: Invalid function strftime";
+            default -> "line 1:8: Function 'strftime' not registered";
+        };
+        return new Injection(Fault.FOREIGN_FUNCTION, q, sql, faulty, "unsupported_function", message, fn, List.of(fn));
+    }
+
+    private Injection typeMismatch(String q, String sql) {
+        Matcher m = Pattern.compile("(?i)^(\\s*(?:WITH\\b.*?\\)\\s*)?SELECT\\s+(?:DISTINCT\\s+)?)", Pattern.DOTALL).matcher(sql);
+        if (!m.find()) return null;
+        String faulty = m.group(1) + "'one' + 1 AS score, " + sql.substring(m.end(1));
+        String[] msgAndEvidence = switch (dialect) {
+            case "duckdb" -> new String[] {"Binder Error: No function matches the given name and argument types '+(VARCHAR, INTEGER_LITERAL)'."
+                    + " You might need to add explicit type casts.", "no function matches"};
+            case "sparksql", "spark" -> new String[] {"[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve \"('one' + 1)\" due to data type"
+                    + " mismatch: the left and right operands of the binary operator have incompatible types (\"STRING\" and \"INT\").", "datatype_mismatch"};
+            case "hive" -> new String[] {"Error while compiling statement: FAILED: SemanticException [Error 10014]: Line 1:7 Wrong arguments '1':"
+                    + " No matching method for class org.apache.hadoop.hive.ql.udf.generic.GenericUDFOPPlus with (string, int)", "wrong arguments"};
+            default -> new String[] {"line 1:8: Cannot apply operator: varchar(3) + integer", "cannot apply operator"};
+        };
+        return new Injection(Fault.TYPE_MISMATCH, q, sql, faulty, "type_mismatch", msgAndEvidence[0], null, List.of(msgAndEvidence[1]));
+    }
+
+    private Injection syntaxSlip(String q, String sql) {
+        Matcher m = Pattern.compile("(?i)\\sFROM\\s").matcher(sql);
+        if (!m.find()) return null;
+        String faulty = sql.substring(0, m.start() + 1) + "FORM" + sql.substring(m.end() - 1);
+        String message = switch (dialect) {
+            case "duckdb" -> "Parser Error: syntax error at or near \"FORM\"";
+            case "sparksql", "spark" -> "[PARSE_SYNTAX_ERROR] Syntax error at or near 'FORM'.(line 1, pos " + m.start() + ")";
+            case "hive" -> "Error while compiling statement: FAILED: ParseException line 1:" + m.start() + " cannot recognize input near 'FORM'";
+            default -> "line 1:" + (m.start() + 2) + ": mismatched input 'FORM'. Expecting: ',', 'FROM', 'GROUP', 'LIMIT', 'ORDER', 'WHERE', <EOF>";
+        };
+        return new Injection(Fault.SYNTAX_SLIP, q, sql, faulty, "syntax_error", message, "FORM", List.of("'form'", "\"form\""));
+    }
+}

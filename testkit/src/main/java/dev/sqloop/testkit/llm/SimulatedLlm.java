@@ -1,0 +1,267 @@
+package dev.sqloop.testkit.llm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A simulated LLM behind a real HTTP server on a free loopback port, speaking the OpenAI chat-completions API
+ * ({@code POST /v1/chat/completions}) and Ollama's ({@code POST /api/chat}), so the generator is always tested
+ * through its real langchain4j client. A {@link Responder} decides the answers ({@link ScriptedResponder},
+ * {@link OracleResponder}); {@link Faults} injects latency, 429 with Retry-After, 5xx, slow and malformed
+ * responses. Every request is recorded so tests can assert on the prompts.
+ */
+public final class SimulatedLlm implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SimulatedLlm.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpServer server;
+    private final Responder responder;
+    private final Faults faults = new Faults();
+    private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
+    private final Random random;
+    private final AtomicLong ids = new AtomicLong();
+
+    private SimulatedLlm(Responder responder, long seed, int port) throws IOException {
+        this.responder = responder;
+        this.random = new Random(seed);
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        server.createContext("/v1/chat/completions", ex -> handle(ex, "openai"));
+        server.createContext("/api/chat", ex -> handle(ex, "ollama"));
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.start();
+    }
+
+    public static SimulatedLlm start(Responder responder) {
+        return start(responder, 42);
+    }
+
+    public static SimulatedLlm start(Responder responder, long seed) {
+        return start(responder, seed, 0);
+    }
+
+    /** On a given loopback port (0: any free one). */
+    public static SimulatedLlm start(Responder responder, long seed, int port) {
+        try {
+            return new SimulatedLlm(responder, seed, port);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the simulated LLM on port " + port, e);
+        }
+    }
+
+    /**
+     * Runs the simulator standalone for the demo and benchmarks:
+     * {@code scripted <script.json> [port]} or {@code oracle <questions.csv> <dialect> [port] [lognormal-median-ms]}.
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: SimulatedLlm scripted <script.json> [port] | oracle <questions.csv> <dialect> [port] [median-ms]");
+            System.exit(2);
+        }
+        Responder responder;
+        int portArg;
+        if (args[0].equals("scripted")) {
+            responder = ScriptedResponder.fromFile(java.nio.file.Path.of(args[1]));
+            portArg = 2;
+        } else {
+            if (args.length < 3) throw new IllegalArgumentException("oracle needs <questions.csv> <dialect>");
+            java.util.Map<String, String> gold = GoldSql.byQuestion(GoldSql.fromDefogCsv(java.nio.file.Path.of(args[1])));
+            responder = new OracleResponder(gold, OracleResponder.uniformMix(), args[2], 42);
+            portArg = 3;
+        }
+        int port = args.length > portArg ? Integer.parseInt(args[portArg]) : 0;
+        SimulatedLlm llm = start(responder, 42, port);
+        if (args.length > portArg + 1) llm.faults().latency(Latency.lognormal(Duration.ofMillis(Long.parseLong(args[portArg + 1])), 0.5));
+        System.out.println("simulated LLM at " + llm.openAiBaseUrl() + " (OpenAI) and " + llm.ollamaBaseUrl() + " (Ollama)");
+        Runtime.getRuntime().addShutdownHook(new Thread(llm::close));
+        Thread.currentThread().join();
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** Base URL for OpenAI-compatible clients (langchain4j's {@code baseUrl}). */
+    public String openAiBaseUrl() {
+        return "http://127.0.0.1:" + port() + "/v1";
+    }
+
+    /** Base URL for Ollama clients. */
+    public String ollamaBaseUrl() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    public Faults faults() {
+        return faults;
+    }
+
+    public List<RecordedRequest> requests() {
+        return List.copyOf(requests);
+    }
+
+    /** Requests whose user message mentions {@code text} (a question, say). */
+    public List<RecordedRequest> requestsMentioning(String text) {
+        String t = Questions.squash(text);
+        return requests.stream().filter(r -> Questions.squash(r.user()).contains(t)).toList();
+    }
+
+    public void clearRequests() {
+        requests.clear();
+    }
+
+    private void handle(HttpExchange ex, String api) throws IOException {
+        try (ex) {
+            if (!"POST".equalsIgnoreCase(ex.getRequestMethod())) {
+                send(ex, 405, "{\"error\":{\"message\":\"POST only\"}}", null);
+                return;
+            }
+            JsonNode body;
+            try (InputStream in = ex.getRequestBody()) {
+                body = JSON.readTree(in);
+            } catch (IOException e) {
+                send(ex, 400, "{\"error\":{\"message\":\"request body is not JSON\"}}", null);
+                return;
+            }
+            ChatCall call = parse(api, body);
+            Faults.Fault fault;
+            Duration latency;
+            synchronized (random) {
+                fault = faults.take(random);
+                latency = faults.latency(random);
+            }
+            sleep(latency);
+            if (fault instanceof Faults.Status s) {
+                requests.add(new RecordedRequest(call, s.code(), null, Instant.now()));
+                String type = s.code() == 429 ? "rate_limit_exceeded" : "server_error";
+                send(ex, s.code(), "{\"error\":{\"message\":\"simulated " + s.code() + "\",\"type\":\"" + type + "\"}}", s.retryAfter());
+                return;
+            }
+            if (fault instanceof Faults.Slow slow) sleep(slow.delay());
+            String answer = responder.respond(call);
+            requests.add(new RecordedRequest(call, 200, answer, Instant.now()));
+            if (fault instanceof Faults.Malformed) {
+                send(ex, 200, "{\"id\":\"chatcmpl-sim\",\"choices\":[{\"message\":{\"content\":", null);
+                return;
+            }
+            send(ex, 200, api.equals("ollama") ? ollamaReply(call, answer) : openAiReply(call, answer), null);
+        } catch (IOException e) {
+            log.debug("simulated LLM: client went away: {}", e.toString()); // the client timed out a slow answer
+        } catch (RuntimeException e) {
+            log.warn("simulated LLM failed on a request", e);
+            try {
+                send(ex, 500, "{\"error\":{\"message\":\"simulator failure\"}}", null);
+            } catch (IOException ignored) {
+                // nothing more to do
+            }
+        }
+    }
+
+    private static ChatCall parse(String api, JsonNode body) {
+        StringBuilder system = new StringBuilder();
+        StringBuilder user = new StringBuilder();
+        for (JsonNode m : body.path("messages")) {
+            String role = m.path("role").asText("");
+            String content = text(m.path("content"));
+            StringBuilder target = role.equals("system") ? system : role.equals("user") ? user : null;
+            if (target == null) continue;
+            if (!target.isEmpty()) target.append('\n');
+            target.append(content);
+        }
+        boolean json;
+        if (api.equals("ollama")) {
+            JsonNode format = body.path("format");
+            json = !format.isMissingNode() && !format.isNull() && !format.asText("x").isEmpty();
+        } else {
+            String type = body.path("response_format").path("type").asText("text");
+            json = type.startsWith("json");
+        }
+        return new ChatCall(api, body.path("model").asText(""), system.toString(), user.toString(), json);
+    }
+
+    /** Content is a string, or (OpenAI) an array of parts whose text parts are concatenated. */
+    private static String text(JsonNode content) {
+        if (content.isTextual()) return content.asText();
+        if (content.isArray()) {
+            StringBuilder sb = new StringBuilder();
+            for (JsonNode part : content) if (part.has("text")) sb.append(part.get("text").asText());
+            return sb.toString();
+        }
+        return "";
+    }
+
+    private String openAiReply(ChatCall call, String answer) throws IOException {
+        ObjectNode r = JSON.createObjectNode();
+        r.put("id", "chatcmpl-sim-" + ids.incrementAndGet());
+        r.put("object", "chat.completion");
+        r.put("created", Instant.now().getEpochSecond());
+        r.put("model", call.model());
+        ObjectNode choice = r.putArray("choices").addObject();
+        choice.put("index", 0);
+        choice.putObject("message").put("role", "assistant").put("content", answer);
+        choice.put("finish_reason", "stop");
+        int in = tokens(call.system()) + tokens(call.user());
+        int out = tokens(answer);
+        r.putObject("usage").put("prompt_tokens", in).put("completion_tokens", out).put("total_tokens", in + out);
+        return JSON.writeValueAsString(r);
+    }
+
+    private String ollamaReply(ChatCall call, String answer) throws IOException {
+        ObjectNode r = JSON.createObjectNode();
+        r.put("model", call.model());
+        r.put("created_at", Instant.now().toString());
+        r.putObject("message").put("role", "assistant").put("content", answer);
+        r.put("done", true);
+        r.put("done_reason", "stop");
+        r.put("prompt_eval_count", tokens(call.system()) + tokens(call.user()));
+        r.put("eval_count", tokens(answer));
+        return JSON.writeValueAsString(r);
+    }
+
+    /** A rough token count (words and symbols), enough for usage accounting in tests. */
+    static int tokens(String s) {
+        if (s == null || s.isBlank()) return 0;
+        return s.toLowerCase(Locale.ROOT).split("[^a-z0-9_]+|(?<=\\W)|(?=\\W)").length;
+    }
+
+    private static void send(HttpExchange ex, int status, String body, Duration retryAfter) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        if (retryAfter != null) ex.getResponseHeaders().set("Retry-After", Long.toString(Math.max(0, retryAfter.toSeconds())));
+        ex.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    private static void sleep(Duration d) {
+        if (d == null || d.isZero() || d.isNegative()) return;
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

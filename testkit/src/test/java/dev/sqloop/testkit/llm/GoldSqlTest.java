@@ -1,0 +1,62 @@
+package dev.sqloop.testkit.llm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+class GoldSqlTest {
+    /** The shared dev set, outside the repository: tests using it are skipped where it is absent. */
+    private static final Path DEFOG = Path.of("../../shared/datasets/defog/questions.csv");
+
+    @Test
+    void shouldResolveSqlEvalAlternatives() {
+        assertEquals("SELECT author.name, sum(x) AS t FROM author GROUP BY author.name ORDER BY t DESC",
+                GoldSql.resolve("SELECT {author.name, author.aid}, sum(x) AS t FROM author GROUP BY {} ORDER BY t DESC;SELECT 2"));
+        assertEquals("SELECT 'a;b' FROM t", GoldSql.resolve("SELECT 'a;b' FROM t;"));
+    }
+
+    @Test
+    void shouldParseQuotedCsv() {
+        List<List<String>> r = GoldSql.parseCsv("question,query\n\"Say \"\"hi\"\", twice\",\"SELECT 1,\n2\"\nq2,SELECT 3\n");
+        assertEquals(List.of(List.of("question", "query"), List.of("Say \"hi\", twice", "SELECT 1,\n2"), List.of("q2", "SELECT 3")), r);
+    }
+
+    @Test
+    void shouldInjectAndRepairEveryFaultOnTheDefogQuestions() throws Exception {
+        Assumptions.assumeTrue(Files.exists(DEFOG), "dataset not present: " + DEFOG.toAbsolutePath());
+        Map<String, String> gold = GoldSql.byQuestion(GoldSql.fromDefogCsv(DEFOG));
+        assertTrue(gold.size() >= 100, "questions: " + gold.size());
+        Map<Fault, Integer> applied = new EnumMap<>(Fault.class);
+        for (Fault fault : Fault.values()) {
+            if (fault == Fault.NONE) continue;
+            Map<String, Fault> all = new java.util.HashMap<>();
+            gold.keySet().forEach(q -> all.put(q, fault));
+            OracleResponder oracle = new OracleResponder(gold, Map.of(), "trino", 1).withFaults(all);
+            for (String q : gold.keySet()) {
+                Injection i = oracle.injectionFor(q);
+                if (i.fault() == fault) applied.merge(fault, 1, Integer::sum);
+                assertNotEquals(i.goldSql(), i.faultyAnswer(), "a fault changes the answer: " + q);
+                String error = i.errorMessage() != null ? i.errorMessage() : "the answer was prose, not a SQL statement";
+                String informed = "Failed SQL:\n" + i.faultyAnswer() + "\n\nError:\n" + error + "\n\nFix and regenerate for: \"" + q + "\"";
+                String blind = "Failed SQL:\n" + i.faultyAnswer() + "\n\nFix the error.\n\nFix and regenerate for: \"" + q + "\"";
+                String goldAnswer = "```sql\n" + i.goldSql() + "\n```";
+                assertEquals(goldAnswer, oracle.respond(new ChatCall("openai", "m", "s", informed, false)), i.fault() + ": " + q);
+                assertNotEquals(goldAnswer, oracle.respond(new ChatCall("openai", "m", "s", blind, false)), i.fault() + " blind: " + q);
+            }
+        }
+        long grouped = gold.values().stream().filter(sql -> sql.toUpperCase().contains("GROUP BY")).count();
+        for (Fault f : applied.keySet()) {
+            long applicable = f == Fault.MISSING_GROUP_BY ? grouped : gold.size();
+            assertTrue(applied.get(f) >= applicable / 2, f + " applies to few questions (" + applicable + " applicable): " + applied);
+        }
+        assertEquals(8, applied.size(), "every fault applies somewhere: " + applied);
+    }
+}
