@@ -16,6 +16,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code retrieve-examples} → {@code generate}: embeds the question once, fetches the most similar examples of the
@@ -27,6 +29,8 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
     public static final String NAME = "retrieve-examples";
     /** Counter, tags datasource, kind = exact | similar: questions answered from memory without an LLM call. */
     public static final String SHORTCUTS = "sqloop.fewshot.shortcuts";
+
+    private static final Logger log = LoggerFactory.getLogger(RetrieveExamplesStage.class);
 
     private final Embedder embedder;
     private final ExampleStore store;
@@ -63,7 +67,7 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
         List<Scored<StoredExample>> hits = config.topK() == 0 ? List.of()
                 : store.search(task.datasource(), vector, config.topK() * 2, config.minScore());
         List<Example> examples = distinct(hits);
-        LinkedSchema schema = linker.link(task.datasource(), task.question(), vector);
+        LinkedSchema schema = link(task, vector);
         NlConstraints nl = constraints.extract(task.question());
         QuestionTask enriched = task.withContext(examples, schema, nl);
 
@@ -74,6 +78,16 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
             return new Outcome.Send("shortcut", List.of(new Outcome.Emission(Topics.STATIC_VALIDATE, answered)));
         }
         return Outcome.forward(Topics.GENERATE, enriched.withTiming(NAME, millis));
+    }
+
+    /** Without a reachable schema the question still goes on: the generator works from examples alone. */
+    private LinkedSchema link(QuestionTask task, float[] vector) {
+        try {
+            return linker.link(task.datasource(), task.question(), vector);
+        } catch (Exception e) {
+            log.warn("schema linking failed for datasource {}: {}", task.datasource(), Stage.describe(e));
+            return new LinkedSchema(List.of());
+        }
     }
 
     private Optional<String> shortcut(QuestionTask task, List<Scored<StoredExample>> hits) {

@@ -5,6 +5,7 @@ import static io.qdrant.client.PointIdFactory.id;
 import static io.qdrant.client.ValueFactory.value;
 import static io.qdrant.client.VectorsFactory.vectors;
 
+import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.fewshot.Questions;
 import io.qdrant.client.QdrantClient;
 import io.qdrant.client.QdrantGrpcClient;
@@ -207,8 +208,8 @@ public final class QdrantExampleStore implements ExampleStore {
         }
     }
 
-    /** Qdrant did not answer or refused the call; stages turn it into an infrastructure retry. */
-    public static final class QdrantUnavailableException extends RuntimeException {
+    /** Qdrant did not answer or refused the call: the runner retries the record with backoff. */
+    public static final class QdrantUnavailableException extends InfrastructureException {
         QdrantUnavailableException(Throwable cause) {
             super("Qdrant call failed: " + cause.getMessage(), cause);
         }
