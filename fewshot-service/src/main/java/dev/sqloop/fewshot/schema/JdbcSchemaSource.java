@@ -57,7 +57,7 @@ public final class JdbcSchemaSource implements SchemaSource {
             }
             Map<String, String> tableRemarks = new HashMap<>();
             Map<String, String> columnRemarks = new HashMap<>();
-            remarks(c.getMetaData(), tableRemarks, columnRemarks);
+            if (!duckdbComments(c, tableRemarks, columnRemarks)) remarks(c.getMetaData(), tableRemarks, columnRemarks);
             List<TableInfo> out = new ArrayList<>();
             for (var e : columns.entrySet()) {
                 String[] st = e.getKey().split("\u0000", 2);
@@ -69,6 +69,22 @@ public final class JdbcSchemaSource implements SchemaSource {
                 out.add(new TableInfo(st[1], tableRemarks.get(st[1]), cols));
             }
             return out;
+        }
+    }
+
+    /** DuckDB's JDBC metadata has no remarks; its catalog functions carry {@code COMMENT ON} text. */
+    private boolean duckdbComments(Connection c, Map<String, String> tables, Map<String, String> columns) {
+        if (!c.getClass().getName().startsWith("org.duckdb")) return false;
+        try (Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT table_name, comment FROM duckdb_tables() WHERE comment IS NOT NULL")) {
+                while (rs.next()) tables.put(rs.getString(1), rs.getString(2));
+            }
+            try (ResultSet rs = st.executeQuery("SELECT table_name, column_name, comment FROM duckdb_columns() WHERE comment IS NOT NULL")) {
+                while (rs.next()) columns.put(rs.getString(1) + "." + rs.getString(2), rs.getString(3));
+            }
+            return true;
+        } catch (SQLException e) {
+            return false;
         }
     }
 

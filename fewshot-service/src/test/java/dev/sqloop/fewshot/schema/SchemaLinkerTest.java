@@ -41,7 +41,7 @@ class SchemaLinkerTest {
             List employees hired after 2020 with their salary  | employees
             What is the budget of each department?             | departments
             Which suppliers are based in Germany?              | suppliers
-            How many units of each product were sold per order line? | order_items
+            Which order items have a quantity above 2?         | order_items
             """)
     void shouldRankTheRightTableFirst(String question, String table) throws Exception {
         SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
@@ -58,6 +58,8 @@ class SchemaLinkerTest {
         LinkedSchema.Column status = orders.columns().stream().filter(c -> c.name().equals("status")).findFirst().orElseThrow();
         assertEquals(List.of("cancelled", "pending", "shipped"), status.sampleValues());
         assertTrue(status.type().toUpperCase().contains("VARCHAR"), status.type());
+        assertEquals("shipped, pending or cancelled", status.description());
+        assertEquals("Purchases placed by customers", orders.description());
         LinkedSchema.Column amount = orders.columns().stream().filter(c -> c.name().equals("total_amount")).findFirst().orElseThrow();
         assertEquals(List.of(), amount.sampleValues(), "numbers get no samples");
 
