@@ -1,0 +1,93 @@
+package dev.sqloop.fewshot;
+
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.fewshot.store.ErrorFix;
+import dev.sqloop.fewshot.store.ExampleStore;
+import dev.sqloop.fewshot.store.StoredExample;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Auto-capture on {@code success}: stores the question→SQL pair (by default only when the query returned rows)
+ * and, when the success came after a repair, the error→fix pair embedded by the error text. Questions a curator
+ * marked wrong are never captured, and a curated (seed or manual) example is never overwritten by an automatic one.
+ *
+ * <p>The success message does not carry the failed attempt's issues ({@code withSql} clears them); the failed SQL
+ * is {@code previousSql}, and the error is read from, in order: the task's issues, the metadata entry
+ * {@value #PREVIOUS_ERROR} (with {@value #PREVIOUS_CATEGORY}), or the "Error:" section of the correction prompt.
+ */
+public final class CaptureStage implements Stage<QuestionTask> {
+    public static final String NAME = "capture";
+    public static final String PREVIOUS_ERROR = "previous-error";
+    public static final String PREVIOUS_CATEGORY = "previous-error-category";
+    public static final String DIALECT = "dialect";
+    private static final Pattern PROMPT_ERROR = Pattern.compile("(?m)^Error:\\n(?:\\[([a-z_]+)\\] )?(.+)$");
+
+    private final Embedder embedder;
+    private final ExampleStore store;
+    private final FewshotConfig config;
+    private final Clock clock;
+
+    public CaptureStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+        this.embedder = embedder;
+        this.store = store;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Class<QuestionTask> inputType() {
+        return QuestionTask.class;
+    }
+
+    @Override
+    public Outcome process(QuestionTask task, StageContext context) {
+        if (task.sql() == null || task.sql().isBlank()) return Outcome.drop("no sql");
+        if (config.captureRequireRows() && (task.execution() == null || task.execution().rowCount() <= 0)) {
+            return Outcome.drop("no rows returned");
+        }
+        if (store.isMarkedWrong(task.datasource(), task.question())) return Outcome.drop("marked wrong");
+        String dialect = task.metadata().getOrDefault(DIALECT, config.defaultDialect());
+        Optional<StoredExample> existing = store.find(task.datasource(), task.question());
+        boolean curated = existing.map(e -> !StoredExample.AUTO.equals(e.source())).orElse(false);
+        if (!curated) {
+            store.upsert(new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,
+                    clock.instant()), embedder.embed(task.question()));
+        }
+        boolean fixed = task.attempt() > 1 && task.previousSql() != null && !task.previousSql().equals(task.sql());
+        Optional<String[]> error = fixed ? previousError(task) : Optional.empty();
+        error.ifPresent(e -> store.upsertFix(new ErrorFix(task.datasource(), e[1], e[0], task.previousSql(), task.sql(),
+                dialect, task.question(), clock.instant()), embedder.embed(e[1])));
+        return Outcome.drop((curated ? "curated example kept" : "captured") + (error.isPresent() ? " with error-fix pair" : ""));
+    }
+
+    /** {category, error text} of the attempt before the successful one, when the message still tells it. */
+    static Optional<String[]> previousError(QuestionTask task) {
+        if (!task.issues().isEmpty()) {
+            Issue i = task.issues().getFirst();
+            if (!i.message().isBlank()) return Optional.of(new String[] {i.category().wireName(), i.message()});
+        }
+        String meta = task.metadata().get(PREVIOUS_ERROR);
+        if (meta != null && !meta.isBlank()) {
+            return Optional.of(new String[] {task.metadata().getOrDefault(PREVIOUS_CATEGORY, "unknown"), meta});
+        }
+        if (task.correctionPrompt() != null) {
+            Matcher m = PROMPT_ERROR.matcher(task.correctionPrompt());
+            if (m.find() && !m.group(2).isBlank() && !m.group(2).strip().equals("unknown error")) {
+                return Optional.of(new String[] {m.group(1) == null ? "unknown" : m.group(1), m.group(2).strip()});
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,67 @@
+package dev.sqloop.fewshot;
+
+import dev.sqloop.common.message.NlConstraints;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads what the question demands of the SQL (002's constraint dictionary): an aggregate, grouping, ordering and
+ * its direction, an explicit row limit, distinctness. Deterministic keyword rules, run once per question; when in
+ * doubt a field stays null so the validator imposes nothing.
+ */
+public final class ConstraintExtractor {
+    private static final String NUMBER = "(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)";
+    private static final Map<String, Integer> WORDS = Map.ofEntries(Map.entry("one", 1), Map.entry("two", 2),
+            Map.entry("three", 3), Map.entry("four", 4), Map.entry("five", 5), Map.entry("six", 6), Map.entry("seven", 7),
+            Map.entry("eight", 8), Map.entry("nine", 9), Map.entry("ten", 10), Map.entry("twenty", 20),
+            Map.entry("fifty", 50), Map.entry("hundred", 100));
+
+    private static final Pattern COUNT = Pattern.compile("\\b(how many|number of|count|counts|counting)\\b");
+    private static final Pattern AVG = Pattern.compile("\\b(average|avg|mean)\\b");
+    private static final Pattern SUM = Pattern.compile("\\b(total|sum|summed|combined)\\b");
+    private static final Pattern MAX = Pattern.compile("\\b(maximum|max)\\b");
+    private static final Pattern MIN = Pattern.compile("\\b(minimum|min)\\b");
+    private static final Pattern GROUP = Pattern.compile("\\b(per|for each|by each|in each|for every|of each|each|grouped by|group by|broken down by|breakdown by)\\b");
+    private static final Pattern DESC = Pattern.compile("\\b(top|highest|most|largest|biggest|greatest|best|maximum|descending|desc|latest|newest|longest)\\b");
+    private static final Pattern ASC = Pattern.compile("\\b(lowest|least|fewest|smallest|bottom|worst|cheapest|ascending|asc|earliest|oldest|shortest)\\b");
+    private static final Pattern SORTED = Pattern.compile("\\b(sorted|ordered|order by|sort by|rank|ranked|in order)\\b");
+    private static final Pattern LIMIT = Pattern.compile("\\b(?:top|first|last|bottom|limit(?: to)?|only)\\s+" + NUMBER + "\\b"
+            + "|\\b" + NUMBER + "\\s+(?:most|least|highest|lowest|largest|smallest|best|worst|biggest)\\b");
+    private static final Pattern DISTINCT = Pattern.compile("\\b(unique|distinct|different)\\b");
+
+    public NlConstraints extract(String question) {
+        String q = question == null ? "" : question.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        String aggregation = aggregation(q);
+        boolean groupBy = GROUP.matcher(q).find();
+        Integer limit = limit(q);
+        String direction = null;
+        // "the highest" etc. name an ordering; "maximum" alone is an aggregate unless a limit asks for rows
+        boolean desc = DESC.matcher(q).find() && !(aggregation != null && aggregation.equals("max") && limit == null);
+        boolean asc = ASC.matcher(q).find() && !(aggregation != null && aggregation.equals("min") && limit == null);
+        if (desc && !asc) direction = "desc";
+        else if (asc && !desc) direction = "asc";
+        else if (desc) direction = DESC.matcher(q).results().findFirst().orElseThrow().start()
+                < ASC.matcher(q).results().findFirst().orElseThrow().start() ? "desc" : "asc";
+        else if (SORTED.matcher(q).find()) direction = "asc";
+        boolean distinct = DISTINCT.matcher(q).find();
+        return new NlConstraints(aggregation, groupBy ? Boolean.TRUE : null, direction, limit, distinct ? Boolean.TRUE : null);
+    }
+
+    private static String aggregation(String q) {
+        if (COUNT.matcher(q).find()) return "count";
+        if (AVG.matcher(q).find()) return "avg";
+        if (SUM.matcher(q).find()) return "sum";
+        if (MAX.matcher(q).find()) return "max";
+        if (MIN.matcher(q).find()) return "min";
+        return null;
+    }
+
+    private static Integer limit(String q) {
+        Matcher m = LIMIT.matcher(q);
+        if (!m.find()) return null;
+        String n = m.group(1) != null ? m.group(1) : m.group(2);
+        return WORDS.containsKey(n) ? WORDS.get(n) : Integer.valueOf(n);
+    }
+}

@@ -1,0 +1,163 @@
+package dev.sqloop.fewshot;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.sqloop.fewshot.store.ExampleStore;
+import dev.sqloop.fewshot.store.StoredExample;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Seeds examples from a file, idempotently (ids come from datasource + normalized question): the YAML benchmark
+ * format {@code cases: [{id, question, expected_sql, tags}]}, CSV with {@code question, query, db_name} (defog's
+ * questions.csv) and JSONL with {@code question} and {@code sql}/{@code query}/{@code expected_sql} and
+ * {@code datasource}/{@code db_name}. Cases without SQL and questions marked wrong are skipped.
+ */
+public final class ExampleSeeder {
+    private static final int BATCH = 64;
+    private static final Pattern ALTERNATIVES = Pattern.compile("\\{([^{}]*)\\}");
+
+    /** What one seeding run did. */
+    public record Report(int read, int seeded, int skipped) {}
+
+    private final Embedder embedder;
+    private final ExampleStore store;
+    private final Clock clock;
+
+    public ExampleSeeder(Embedder embedder, ExampleStore store, Clock clock) {
+        this.embedder = embedder;
+        this.store = store;
+        this.clock = clock;
+    }
+
+    /**
+     * Seeds from {@code file} by its extension ({@code .yaml}/{@code .yml}, {@code .csv}, {@code .jsonl}). Rows
+     * without their own datasource use {@code defaultDatasource}.
+     */
+    public Report seed(Path file, String defaultDatasource, String dialect) throws IOException {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        List<String[]> rows; // {datasource, question, sql}
+        if (name.endsWith(".yaml") || name.endsWith(".yml")) rows = yaml(file, defaultDatasource);
+        else if (name.endsWith(".csv")) rows = csv(file, defaultDatasource);
+        else if (name.endsWith(".jsonl") || name.endsWith(".ndjson")) rows = jsonl(file, defaultDatasource);
+        else throw new IllegalArgumentException("cannot seed " + file + ": expected .yaml, .yml, .csv or .jsonl");
+        return store(rows, dialect);
+    }
+
+    private Report store(List<String[]> rows, String dialect) {
+        List<StoredExample> pending = new ArrayList<>();
+        int skipped = 0;
+        for (String[] r : rows) {
+            if (r[0] == null || r[0].isBlank() || r[1] == null || r[1].isBlank() || r[2] == null || r[2].isBlank()
+                    || store.isMarkedWrong(r[0], r[1])) {
+                skipped++;
+                continue;
+            }
+            pending.add(new StoredExample(r[0], r[1].strip(), r[2].strip(), dialect, StoredExample.SEED, clock.instant()));
+        }
+        for (int i = 0; i < pending.size(); i += BATCH) {
+            List<StoredExample> batch = pending.subList(i, Math.min(pending.size(), i + BATCH));
+            store.upsertAll(batch, embedder.embedAll(batch.stream().map(StoredExample::question).toList()));
+        }
+        return new Report(rows.size(), pending.size(), skipped);
+    }
+
+    private static List<String[]> yaml(Path file, String datasource) throws IOException {
+        JsonNode root = new YAMLMapper().readTree(file.toFile());
+        List<String[]> rows = new ArrayList<>();
+        JsonNode cases = root == null ? null : root.path("cases");
+        if (cases == null || !cases.isArray()) throw new IOException(file + " has no 'cases' list");
+        for (JsonNode c : cases) {
+            String ds = c.hasNonNull("datasource") ? c.get("datasource").asText() : datasource;
+            rows.add(new String[] {ds, c.path("question").asText(""), c.path("expected_sql").asText("")});
+        }
+        return rows;
+    }
+
+    private static List<String[]> csv(Path file, String datasource) throws IOException {
+        List<String[]> rows = new ArrayList<>();
+        CsvMapper mapper = new CsvMapper();
+        try (Reader in = Files.newBufferedReader(file);
+             MappingIterator<Map<String, String>> it = mapper.readerForMapOf(String.class)
+                     .with(CsvSchema.emptySchema().withHeader()).readValues(in)) {
+            while (it.hasNext()) {
+                Map<String, String> r = it.next();
+                rows.add(new String[] {firstNonBlank(r.get("db_name"), r.get("datasource"), datasource), r.get("question"),
+                        firstAlternative(firstNonBlank(r.get("query"), r.get("sql"), r.get("expected_sql")))});
+            }
+        }
+        return rows;
+    }
+
+    private static List<String[]> jsonl(Path file, String datasource) throws IOException {
+        ObjectMapper mapper = new ObjectMapper();
+        List<String[]> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(file)) {
+            if (line.isBlank()) continue;
+            JsonNode n = mapper.readTree(line);
+            rows.add(new String[] {firstNonBlank(text(n, "datasource"), text(n, "db_name"), datasource), text(n, "question"),
+                    firstAlternative(firstNonBlank(text(n, "sql"), text(n, "query"), text(n, "expected_sql")))});
+        }
+        return rows;
+    }
+
+    /**
+     * The first accepted form of a gold query: of several {@code ;}-separated queries the first, and in it each
+     * {@code {a, b}} choice replaced by {@code a}, with {@code {}} repeating the choice made before it (sql-eval).
+     */
+    public static String firstAlternative(String gold) {
+        if (gold == null) return null;
+        String first = splitStatements(gold).stream().filter(s -> !s.isBlank()).findFirst().orElse("");
+        Matcher m = ALTERNATIVES.matcher(first);
+        StringBuilder out = new StringBuilder();
+        String lastChoice = "";
+        while (m.find()) {
+            String inside = m.group(1).strip();
+            String choice = inside.isEmpty() ? lastChoice : inside.split(",")[0].strip();
+            if (!inside.isEmpty()) lastChoice = choice;
+            m.appendReplacement(out, Matcher.quoteReplacement(choice));
+        }
+        m.appendTail(out);
+        return out.toString().strip();
+    }
+
+    /** Splits on semicolons outside string literals. */
+    private static List<String> splitStatements(String sql) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean quoted = false;
+        for (char ch : sql.toCharArray()) {
+            if (ch == '\'') quoted = !quoted;
+            if (ch == ';' && !quoted) {
+                out.add(cur.toString().strip());
+                cur.setLength(0);
+            } else {
+                cur.append(ch);
+            }
+        }
+        out.add(cur.toString().strip());
+        return out;
+    }
+
+    private static String text(JsonNode n, String field) {
+        return n.hasNonNull(field) ? n.get(field).asText() : null;
+    }
+
+    private static String firstNonBlank(String... values) {
+        for (String v : values) if (v != null && !v.isBlank()) return v;
+        return null;
+    }
+}

@@ -1,0 +1,65 @@
+package dev.sqloop.fewshot;
+
+import dev.sqloop.common.message.FeedbackCommand;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.fewshot.store.ExampleStore;
+import dev.sqloop.fewshot.store.StoredExample;
+import java.time.Clock;
+import java.util.Locale;
+
+/**
+ * Curators' commands on {@code feedback}: {@code save} stores the question→SQL now (and lifts a wrong mark),
+ * {@code unsave} deletes it, {@code mark-wrong} deletes it and keeps auto-capture away from the question for good.
+ */
+public final class FeedbackStage implements Stage<FeedbackCommand> {
+    public static final String NAME = "feedback";
+
+    private final Embedder embedder;
+    private final ExampleStore store;
+    private final FewshotConfig config;
+    private final Clock clock;
+
+    public FeedbackStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+        this.embedder = embedder;
+        this.store = store;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Class<FeedbackCommand> inputType() {
+        return FeedbackCommand.class;
+    }
+
+    @Override
+    public Outcome process(FeedbackCommand c, StageContext context) {
+        if (blank(c.datasource()) || blank(c.question())) return Outcome.drop(c.action() + " needs datasource and question");
+        return switch (c.action().toLowerCase(Locale.ROOT)) {
+            case "save" -> {
+                if (blank(c.sql())) yield Outcome.drop("save needs sql");
+                store.clearWrong(c.datasource(), c.question());
+                store.upsert(new StoredExample(c.datasource(), c.question(), c.sql(), config.defaultDialect(),
+                        StoredExample.MANUAL, clock.instant()), embedder.embed(c.question()));
+                yield Outcome.drop("saved");
+            }
+            case "unsave" -> Outcome.drop(store.delete(c.datasource(), c.question()) ? "unsaved" : "nothing to unsave");
+            case "mark-wrong", "mark_wrong" -> {
+                store.markWrong(c.datasource(), c.question());
+                store.delete(c.datasource(), c.question());
+                yield Outcome.drop("marked wrong");
+            }
+            default -> Outcome.drop("unknown feedback action '" + c.action() + "'");
+        };
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+}

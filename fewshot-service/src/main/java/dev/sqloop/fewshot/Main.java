@@ -1,0 +1,83 @@
+package dev.sqloop.fewshot;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.config.KafkaSettings;
+import dev.sqloop.common.config.RunnerConfig;
+import dev.sqloop.common.metrics.ManagementServer;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.StageRunner;
+import dev.sqloop.fewshot.schema.JdbcSchemaSource;
+import dev.sqloop.fewshot.schema.SchemaLinker;
+import dev.sqloop.fewshot.store.ExampleStore;
+import dev.sqloop.fewshot.store.LuceneExampleStore;
+import dev.sqloop.fewshot.store.QdrantExampleStore;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires the few-shot service: config → embedder, store, schema linker → the retrieve-examples, capture and
+ * feedback stages → their runners → the management server. {@code seed FILE [DATASOURCE]} seeds and exits.
+ */
+public final class Main {
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
+
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        EnvConfig env = new EnvConfig(System.getenv());
+        FewshotConfig config = FewshotConfig.fromEnv(env);
+        Embedder embedder = new Embedder();
+        ExampleStore store = openStore(config);
+        if (args.length >= 2 && args[0].equals("seed")) {
+            try (store) {
+                ExampleSeeder.Report r = new ExampleSeeder(embedder, store, Clock.systemUTC())
+                        .seed(Path.of(args[1]), args.length > 2 ? args[2] : "default", config.defaultDialect());
+                System.out.printf("read %d, seeded %d, skipped %d; %d examples stored%n", r.read(), r.seeded(), r.skipped(), store.count());
+            }
+            return;
+        }
+        KafkaSettings kafka = KafkaSettings.fromEnv(env);
+        log.info("fewshot-service starting: {} {} settings={}", config, kafka, env.describe());
+        PrometheusMeterRegistry registry = Metrics.newRegistry();
+        SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> connect(config, ds), config.schemaName()),
+                embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
+        List<StageRunner<?>> runners = List.of(
+                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, registry),
+                        Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry),
+                KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()),
+                        Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),
+                KafkaClients.runner(new FeedbackStage(embedder, store, config, Clock.systemUTC()),
+                        Topics.FEEDBACK, kafka, RunnerConfig.fromEnv(env, FeedbackStage.NAME), registry));
+        runners.forEach(StageRunner::start);
+        ManagementServer management = ManagementServer.start(env.string("SQLOOP_MANAGEMENT_HOST", "0.0.0.0"),
+                env.integer("SQLOOP_MANAGEMENT_PORT", 9404, 0, 65535), registry,
+                () -> runners.stream().allMatch(StageRunner::healthy), () -> runners.stream().allMatch(StageRunner::ready));
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
+            runners.forEach(StageRunner::close);
+            management.close();
+            store.close();
+        }));
+    }
+
+    static ExampleStore openStore(FewshotConfig config) {
+        return config.store().equals("qdrant")
+                ? QdrantExampleStore.connect(config.qdrantHost(), config.qdrantPort(), config.qdrantApiKey(), config.qdrantTls(),
+                        config.qdrantPrefix(), Embedder.DIMENSION)
+                : LuceneExampleStore.open(config.lucenePath());
+    }
+
+    private static java.sql.Connection connect(FewshotConfig config, String datasource) throws SQLException {
+        String url = config.schemaJdbcUrls().get(datasource);
+        // no schema configured for this datasource: linking yields an empty schema rather than failing the question
+        if (url == null) throw new SQLException("no SQLOOP_FEWSHOT_SCHEMA_JDBC_" + datasource.toUpperCase() + " configured");
+        return DriverManager.getConnection(url);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.sqloop.fewshot;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.message.Example;
+import dev.sqloop.common.message.LinkedSchema;
+import dev.sqloop.common.message.NlConstraints;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.fewshot.schema.SchemaLinker;
+import dev.sqloop.fewshot.store.ExampleStore;
+import dev.sqloop.fewshot.store.Scored;
+import dev.sqloop.fewshot.store.StoredExample;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code retrieve-examples} → {@code generate}: embeds the question once, fetches the most similar examples of the
+ * datasource, links the schema and extracts the NL constraints, all carried in the message for every attempt.
+ * A question already answered (same question after normalization, or similar enough when configured) skips the
+ * LLM: its stored SQL goes to {@code static-validate} as attempt 1, and validation and execution still run.
+ */
+public final class RetrieveExamplesStage implements Stage<QuestionTask> {
+    public static final String NAME = "retrieve-examples";
+    /** Counter, tags datasource, kind = exact | similar: questions answered from memory without an LLM call. */
+    public static final String SHORTCUTS = "sqloop.fewshot.shortcuts";
+
+    private static final Logger log = LoggerFactory.getLogger(RetrieveExamplesStage.class);
+
+    private final Embedder embedder;
+    private final ExampleStore store;
+    private final SchemaLinker linker;
+    private final ConstraintExtractor constraints;
+    private final FewshotConfig config;
+    private final MeterRegistry registry;
+
+    public RetrieveExamplesStage(Embedder embedder, ExampleStore store, SchemaLinker linker, ConstraintExtractor constraints,
+                                 FewshotConfig config, MeterRegistry registry) {
+        this.embedder = embedder;
+        this.store = store;
+        this.linker = linker;
+        this.constraints = constraints;
+        this.config = config;
+        this.registry = registry;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Class<QuestionTask> inputType() {
+        return QuestionTask.class;
+    }
+
+    @Override
+    public Outcome process(QuestionTask task, StageContext context) throws Exception {
+        long start = System.nanoTime();
+        float[] vector = embedder.embed(task.question());
+        // twice k: near-duplicates are dropped after the search
+        List<Scored<StoredExample>> hits = config.topK() == 0 ? List.of()
+                : store.search(task.datasource(), vector, config.topK() * 2, config.minScore());
+        List<Example> examples = distinct(hits);
+        LinkedSchema schema = link(task, vector);
+        NlConstraints nl = constraints.extract(task.question());
+        QuestionTask enriched = task.withContext(examples, schema, nl);
+
+        Optional<String> shortcut = shortcut(task, hits);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        if (shortcut.isPresent()) {
+            QuestionTask answered = enriched.withSql(shortcut.get(), null).withTiming(NAME, millis);
+            return new Outcome.Send("shortcut", List.of(new Outcome.Emission(Topics.STATIC_VALIDATE, answered)));
+        }
+        return Outcome.forward(Topics.GENERATE, enriched.withTiming(NAME, millis));
+    }
+
+    /** Without a reachable schema the question still goes on: the generator works from examples alone. */
+    private LinkedSchema link(QuestionTask task, float[] vector) {
+        try {
+            return linker.link(task.datasource(), task.question(), vector);
+        } catch (Exception e) {
+            log.warn("schema linking failed for datasource {}: {}", task.datasource(), Stage.describe(e));
+            return new LinkedSchema(List.of());
+        }
+    }
+
+    private Optional<String> shortcut(QuestionTask task, List<Scored<StoredExample>> hits) {
+        if (task.attempt() != 1) return Optional.empty();
+        if (config.shortcutExact()) {
+            Optional<StoredExample> same = store.find(task.datasource(), task.question());
+            if (same.isPresent()) {
+                registry.counter(SHORTCUTS, "datasource", task.datasource(), "kind", "exact").increment();
+                return Optional.of(same.get().sql());
+            }
+        }
+        if (!hits.isEmpty() && hits.getFirst().score() >= config.shortcutSimilarity()) {
+            registry.counter(SHORTCUTS, "datasource", task.datasource(), "kind", "similar").increment();
+            return Optional.of(hits.getFirst().value().sql());
+        }
+        return Optional.empty();
+    }
+
+    /** Best first; an example whose SQL or wording repeats a kept one adds nothing to the prompt. */
+    private List<Example> distinct(List<Scored<StoredExample>> hits) {
+        List<Example> kept = new ArrayList<>();
+        for (Scored<StoredExample> h : hits) {
+            if (kept.size() >= config.topK()) break;
+            String sql = sqlKey(h.value().sql());
+            boolean duplicate = kept.stream().anyMatch(k -> sqlKey(k.sql()).equals(sql)
+                    || Questions.wordOverlap(k.question(), h.value().question()) >= config.duplicateOverlap());
+            if (!duplicate) kept.add(new Example(h.value().question(), h.value().sql(), h.score(), h.value().source()));
+        }
+        return kept;
+    }
+
+    private static String sqlKey(String sql) {
+        return sql.strip().replaceAll(";\\s*$", "").replaceAll("\\s+", " ").toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,132 @@
+package dev.sqloop.fewshot.schema;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino), table and
+ * column comments from {@link DatabaseMetaData} remarks, and up to {@link #MAX_SAMPLES} distinct values of text and
+ * boolean columns that have no more than that many (low cardinality: statuses, regions, cuisines).
+ */
+public final class JdbcSchemaSource implements SchemaSource {
+    public static final int MAX_SAMPLES = 5;
+    private static final Set<String> SYSTEM_SCHEMAS = Set.of("information_schema", "pg_catalog", "pg_toast");
+
+    /** Opens a read-only connection to a datasource. */
+    @FunctionalInterface
+    public interface Connector {
+        Connection open(String datasource) throws SQLException;
+    }
+
+    private final Connector connector;
+    private final String schema;
+
+    /** @param schema the schema to read ({@code main} for DuckDB, {@code public} for PostgreSQL), or null for all user schemas */
+    public JdbcSchemaSource(Connector connector, String schema) {
+        this.connector = connector;
+        this.schema = schema;
+    }
+
+    @Override
+    public List<TableInfo> tables(String datasource) throws SQLException {
+        try (Connection c = connector.open(datasource)) {
+            Map<String, List<String[]>> columns = new LinkedHashMap<>();
+            String sql = "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
+                    + (schema == null ? "" : " WHERE table_schema = ?") + " ORDER BY table_schema, table_name, ordinal_position";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                if (schema != null) ps.setString(1, schema);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String s = rs.getString(1);
+                        if (SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
+                        columns.computeIfAbsent(s + "\u0000" + rs.getString(2), k -> new ArrayList<>())
+                                .add(new String[] {rs.getString(3), rs.getString(4)});
+                    }
+                }
+            }
+            Map<String, String> tableRemarks = new HashMap<>();
+            Map<String, String> columnRemarks = new HashMap<>();
+            if (!duckdbComments(c, tableRemarks, columnRemarks)) remarks(c.getMetaData(), tableRemarks, columnRemarks);
+            List<TableInfo> out = new ArrayList<>();
+            for (var e : columns.entrySet()) {
+                String[] st = e.getKey().split("\u0000", 2);
+                List<ColumnInfo> cols = new ArrayList<>();
+                for (String[] col : e.getValue()) {
+                    cols.add(new ColumnInfo(col[0], col[1], columnRemarks.get(st[1] + "." + col[0]),
+                            samples(c, st[0], st[1], col[0], col[1])));
+                }
+                out.add(new TableInfo(st[1], tableRemarks.get(st[1]), cols));
+            }
+            return out;
+        }
+    }
+
+    /** DuckDB's JDBC metadata has no remarks; its catalog functions carry {@code COMMENT ON} text. */
+    private boolean duckdbComments(Connection c, Map<String, String> tables, Map<String, String> columns) {
+        if (!c.getClass().getName().startsWith("org.duckdb")) return false;
+        try (Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT table_name, comment FROM duckdb_tables() WHERE comment IS NOT NULL")) {
+                while (rs.next()) tables.put(rs.getString(1), rs.getString(2));
+            }
+            try (ResultSet rs = st.executeQuery("SELECT table_name, column_name, comment FROM duckdb_columns() WHERE comment IS NOT NULL")) {
+                while (rs.next()) columns.put(rs.getString(1) + "." + rs.getString(2), rs.getString(3));
+            }
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /** Comments are optional metadata: a driver without remarks support leaves descriptions empty. */
+    private void remarks(DatabaseMetaData md, Map<String, String> tables, Map<String, String> columns) {
+        try (ResultSet rs = md.getTables(null, schema, "%", null)) {
+            while (rs.next()) if (rs.getString("REMARKS") != null) tables.put(rs.getString("TABLE_NAME"), rs.getString("REMARKS"));
+        } catch (SQLException | RuntimeException ignored) {
+            // no table comments from this driver
+        }
+        try (ResultSet rs = md.getColumns(null, schema, "%", "%")) {
+            while (rs.next()) {
+                if (rs.getString("REMARKS") != null) {
+                    columns.put(rs.getString("TABLE_NAME") + "." + rs.getString("COLUMN_NAME"), rs.getString("REMARKS"));
+                }
+            }
+        } catch (SQLException | RuntimeException ignored) {
+            // no column comments from this driver
+        }
+    }
+
+    private static List<String> samples(Connection c, String schema, String table, String column, String type) {
+        String t = type.toLowerCase(Locale.ROOT);
+        if (!(t.contains("char") || t.contains("text") || t.contains("string") || t.contains("bool") || t.contains("enum"))) {
+            return List.of();
+        }
+        String sql = "SELECT DISTINCT " + quote(column) + " FROM " + quote(schema) + "." + quote(table)
+                + " WHERE " + quote(column) + " IS NOT NULL LIMIT " + (MAX_SAMPLES + 1);
+        List<String> values = new ArrayList<>();
+        try (Statement st = c.createStatement()) {
+            st.setQueryTimeout(5);
+            try (ResultSet rs = st.executeQuery(sql)) {
+                while (rs.next()) values.add(rs.getString(1));
+            }
+        } catch (SQLException e) {
+            return List.of();
+        }
+        // more distinct values than we would show: not a low-cardinality column, samples would mislead
+        return values.size() > MAX_SAMPLES ? List.of() : values.stream().sorted().toList();
+    }
+
+    private static String quote(String identifier) {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
+    }
+}

@@ -1,0 +1,43 @@
+package dev.sqloop.fewshot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.sqloop.common.message.NlConstraints;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class ConstraintExtractorTest {
+    private final ConstraintExtractor extractor = new ConstraintExtractor();
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+            How many orders were placed in 2024?                     | count | -    | -    | -  | -
+            What is the number of customers?                         | count | -    | -    | -  | -
+            What is the total revenue per region?                    | sum   | true | -    | -  | -
+            Average order value for each customer                    | avg   | true | -    | -  | -
+            What is the maximum price?                               | max   | -    | -    | -  | -
+            What is the minimum salary by each department?           | min   | true | -    | -  | -
+            Show the top 5 customers by revenue                      | -     | -    | desc | 5  | -
+            List the first 10 orders                                 | -     | -    | -    | 10 | -
+            Which three products have the lowest stock?              | -     | -    | asc  | -  | -
+            Which author has the most publications?                  | -     | -    | desc | -  | -
+            List unique cities of our customers                      | -     | -    | -    | -  | true
+            How many distinct authors are there?                     | count | -    | -    | -  | true
+            List the different cuisines                              | -     | -    | -    | -  | true
+            Show customers sorted by name                            | -     | -    | asc  | -  | -
+            Top ten restaurants with the highest rating per city     | -     | true | desc | 10 | -
+            five most expensive cars                                 | -     | -    | desc | 5  | -
+            Show all flights from Boston                             | -     | -    | -    | -  | -
+            """)
+    void shouldExtractTheConstraintDictionary(String question, String agg, Boolean groupBy, String direction,
+                                              Integer limit, Boolean distinct) {
+        assertEquals(new NlConstraints(agg, groupBy, direction, limit, distinct), extractor.extract(question), question);
+    }
+
+    @Test
+    void shouldImposeNothingOnAPlainQuestion() {
+        assertEquals(NlConstraints.NONE, extractor.extract("Show all flights from Boston to Denver"));
+        assertEquals(NlConstraints.NONE, extractor.extract(null));
+    }
+}

@@ -1,0 +1,93 @@
+package dev.sqloop.fewshot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.fewshot.store.LuceneExampleStore;
+import dev.sqloop.fewshot.store.StoredExample;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExampleSeederTest {
+    static final Path DEFOG = Path.of(System.getProperty("sqloop.defog.questions", "/work/shared/datasets/defog/questions.csv"));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldSeedYamlCasesIdempotentlyAndSkipEmptySql() throws Exception {
+        Path yaml = dir.resolve("benchmark.yaml");
+        Files.writeString(yaml, """
+                cases:
+                  - id: case1
+                    question: ID DAU in Nov 2025
+                    expected_sql: SELECT avg(a1) FROM t WHERE region = 'ID'
+                    tags: [dau]
+                  - id: case2
+                    question: TH GMV in Dec 2025
+                    expected_sql: "SELECT sum(gmv) FROM t WHERE region = 'TH'"
+                    tags: [gmv]
+                  - id: edge_case
+                    question: What is revenue?
+                    expected_sql: ""
+                    tags: [edge]
+                """);
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("index"))) {
+            ExampleSeeder seeder = new ExampleSeeder(TestModel.embedder(), store, Clock.systemUTC());
+            for (int i = 0; i < 3; i++) {
+                ExampleSeeder.Report r = seeder.seed(yaml, "metrics", "trino");
+                assertEquals(new ExampleSeeder.Report(3, 2, 1), r);
+                assertEquals(2, store.count(), "run " + (i + 1) + " leaves the count unchanged");
+            }
+            StoredExample e = store.find("metrics", "th gmv in dec 2025").orElseThrow();
+            assertEquals("SELECT sum(gmv) FROM t WHERE region = 'TH'", e.sql());
+            assertEquals(StoredExample.SEED, e.source());
+            assertEquals("trino", e.dialect());
+        }
+    }
+
+    @Test
+    void shouldSeedTheDefogCsvPerDatabaseWithTheFirstGoldAlternative() throws Exception {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("index"))) {
+            ExampleSeeder seeder = new ExampleSeeder(TestModel.embedder(), store, Clock.systemUTC());
+            ExampleSeeder.Report first = seeder.seed(DEFOG, "unused", "postgres");
+            long count = store.count();
+            assertTrue(count >= 100 && count <= first.seeded(), "count " + count + " report " + first);
+            seeder.seed(DEFOG, "unused", "postgres");
+            seeder.seed(DEFOG, "unused", "postgres");
+            assertEquals(count, store.count(), "seeding three times leaves the count unchanged");
+            StoredExample e = store.find("academic", "What is the total number of publications published in each year?").orElseThrow();
+            assertEquals("SELECT publication.year, COUNT(DISTINCT publication.pid) AS total_publications FROM publication GROUP BY publication.year ORDER BY publication.year", e.sql());
+            StoredExample alt = store.find("academic", "What is the total number of citations received by each author?").orElseThrow();
+            assertEquals("SELECT author.name, sum(publication.citation_num) AS total_citations FROM author JOIN writes ON author.aid = writes.aid "
+                    + "JOIN publication ON writes.pid = publication.pid GROUP BY author.name ORDER BY total_citations DESC NULLS LAST", alt.sql());
+        }
+    }
+
+    @Test
+    void shouldSeedJsonlAndSkipQuestionsMarkedWrong() throws Exception {
+        Path jsonl = dir.resolve("cases.jsonl");
+        Files.writeString(jsonl, """
+                {"question": "How many orders?", "sql": "SELECT count(*) FROM orders", "datasource": "shop"}
+                {"question": "Best product?", "query": "SELECT name FROM products LIMIT 1", "db_name": "shop"}
+
+                {"question": "No SQL here", "datasource": "shop"}
+                """);
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("index"))) {
+            store.markWrong("shop", "best product");
+            ExampleSeeder.Report r = new ExampleSeeder(TestModel.embedder(), store, Clock.systemUTC()).seed(jsonl, "x", "duckdb");
+            assertEquals(new ExampleSeeder.Report(3, 1, 2), r);
+            assertTrue(store.find("shop", "How many orders?").isPresent());
+        }
+    }
+
+    @Test
+    void shouldTakeTheFirstGoldAlternative() {
+        assertEquals("SELECT a.name FROM a GROUP BY a.name", ExampleSeeder.firstAlternative("SELECT {a.name, a.id} FROM a GROUP BY {};SELECT 2"));
+        assertEquals("SELECT 'x;y' FROM t", ExampleSeeder.firstAlternative("SELECT 'x;y' FROM t; SELECT 1;"));
+        assertEquals("SELECT 1", ExampleSeeder.firstAlternative("SELECT 1"));
+    }
+}

@@ -1,0 +1,13 @@
+package dev.sqloop.fewshot;
+
+/** One all-MiniLM-L6-v2 instance per test JVM: loading it takes about a second. */
+public final class TestModel {
+    private static Embedder embedder;
+
+    private TestModel() {}
+
+    public static synchronized Embedder embedder() {
+        if (embedder == null) embedder = new Embedder();
+        return embedder;
+    }
+}
