@@ -60,8 +60,8 @@ class SubmitTerminalIT {
             int port = Ports.free();
             GatewayConfig config = GatewayConfig.fromEnv(new EnvConfig(Map.of(
                     "SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "SQLOOP_GATEWAY_PORT", Integer.toString(port),
-                    "SQLOOP_DATASOURCES", "demo", "SQLOOP_GATEWAY_STATE_DIR", Files.createTempDirectory("gw-").toString())));
-            try (Gateway gateway = Gateway.start(config, Map.of(), Metrics.newRegistry(), Duration.ofSeconds(90));
+                    "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_GATEWAY_STATE_DIR", Files.createTempDirectory("gw-").toString())));
+            try (Gateway gateway = Gateway.start(config, Metrics.newRegistry(), Duration.ofSeconds(90));
                  StageRunner<QuestionTask> finisher = KafkaClients.runner(new Finisher(), Topics.RETRIEVE_EXAMPLES,
                          KafkaSettings.of(broker.bootstrapServers()), RunnerSettings.defaults("finisher").withMaxInFlight(8),
                          new SimpleMeterRegistry())) {

@@ -30,10 +30,8 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * Starts everything and waits (up to {@code readyTimeout}) until the results view is running.
-     *
-     * @param datasourceDialects datasource name → dialect, for {@code GET /v1/datasources}
      */
-    public static Gateway start(GatewayConfig config, Map<String, String> datasourceDialects, PrometheusMeterRegistry registry,
+    public static Gateway start(GatewayConfig config, PrometheusMeterRegistry registry,
                                 Duration readyTimeout) throws InterruptedException {
         KafkaClients.ensureTopics(config.kafka(), Topics.ALL, Duration.ofSeconds(60));
         Producer<byte[], byte[]> producer = KafkaClients.producer(config.kafka(), config.applicationId() + "-submit");
@@ -49,7 +47,7 @@ public final class Gateway implements AutoCloseable {
             if (state == KafkaStreams.State.RUNNING) running.countDown();
         });
         GatewayServer server = new GatewayServer(config, new Submitter(producer, batchProducer, config, Clock.systemUTC()),
-                view, datasourceDialects, registry).start();
+                view, registry).start();
         if (!running.await(readyTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
             server.close();
             view.close();

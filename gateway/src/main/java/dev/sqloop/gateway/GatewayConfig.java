@@ -3,28 +3,30 @@ package dev.sqloop.gateway;
 import dev.sqloop.common.config.ConfigException;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
+import dev.sqloop.common.datasource.Datasources;
+import dev.sqloop.common.Dialect;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The gateway's settings.
  *
  * @param apiKeys API key → tenant; empty means authentication is off and every caller is tenant {@code default}
- * @param datasources names a question may target
+ * @param datasources datasource name → dialect, from {@code SQLOOP_DATASOURCE_<NAME>_DIALECT}: what a question may target
  * @param advertisedUrl how other gateway instances reach this one (for forwarding interactive queries)
  */
 public record GatewayConfig(KafkaSettings kafka, String host, int port, String advertisedUrl, Map<String, String> apiKeys,
-                            Set<String> datasources, int maxQuestionChars, int maxBatchSize, int defaultMaxAttempts,
+                            Map<String, Dialect> datasources, int maxQuestionChars, int maxBatchSize, int defaultMaxAttempts,
                             int maxAttemptsLimit, Duration questionTimeout, String applicationId, Path stateDir) {
 
     public GatewayConfig {
         apiKeys = Map.copyOf(apiKeys);
-        datasources = Set.copyOf(datasources);
-        if (datasources.isEmpty()) throw new ConfigException("SQLOOP_DATASOURCES must name at least one datasource");
+        datasources = Map.copyOf(datasources);
+        if (datasources.isEmpty()) {
+            throw new ConfigException("no datasource configured: set SQLOOP_DATASOURCE_<NAME>_DIALECT for each datasource questions may target");
+        }
     }
 
     public static GatewayConfig fromEnv(EnvConfig env) {
@@ -36,7 +38,7 @@ public record GatewayConfig(KafkaSettings kafka, String host, int port, String a
                 port,
                 env.string("SQLOOP_GATEWAY_ADVERTISED_URL", "http://" + host + ":" + port),
                 parseKeys(env.string("SQLOOP_GATEWAY_API_KEYS", "")),
-                parseSet(env.string("SQLOOP_DATASOURCES", "")),
+                Datasources.dialectsFromEnv(env),
                 env.integer("SQLOOP_GATEWAY_MAX_QUESTION_CHARS", 2000, 1, 100_000),
                 env.integer("SQLOOP_GATEWAY_MAX_BATCH", 100_000, 1, 10_000_000),
                 env.integer("SQLOOP_MAX_ATTEMPTS", 3, 1, 10),
@@ -60,15 +62,10 @@ public record GatewayConfig(KafkaSettings kafka, String host, int port, String a
         return keys;
     }
 
-    static Set<String> parseSet(String raw) {
-        Set<String> out = new TreeSet<>();
-        for (String s : raw.split(",")) if (!s.isBlank()) out.add(s.trim());
-        return out;
-    }
 
     @Override
     public String toString() {
         return "GatewayConfig[kafka=" + kafka + ", listen=" + host + ":" + port + ", advertised=" + advertisedUrl
-                + ", apiKeys=" + apiKeys.size() + " (masked), datasources=" + datasources + ", maxBatch=" + maxBatchSize + "]";
+                + ", apiKeys=" + apiKeys.size() + " (masked), datasources=" + datasources.keySet() + ", maxBatch=" + maxBatchSize + "]";
     }
 }

@@ -54,17 +54,14 @@ public final class GatewayServer implements AutoCloseable {
     private final GatewayConfig config;
     private final Submitter submitter;
     private final ResultsView view;
-    private final Map<String, String> datasourceDialects;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper mapper = JsonCodec.mapper();
     private final Javalin app;
 
-    GatewayServer(GatewayConfig config, Submitter submitter, ResultsView view, Map<String, String> datasourceDialects,
-                  PrometheusMeterRegistry registry) {
+    GatewayServer(GatewayConfig config, Submitter submitter, ResultsView view, PrometheusMeterRegistry registry) {
         this.config = config;
         this.submitter = submitter;
         this.view = view;
-        this.datasourceDialects = Map.copyOf(datasourceDialects);
         this.app = Javalin.create(c -> {
             c.showJavalinBanner = false;
             c.useVirtualThreads = true;
@@ -300,9 +297,7 @@ public final class GatewayServer implements AutoCloseable {
 
     private List<Map<String, String>> datasourceList() {
         List<Map<String, String>> out = new ArrayList<>();
-        for (String name : new java.util.TreeSet<>(config.datasources())) {
-            out.add(Map.of("name", name, "dialect", datasourceDialects.getOrDefault(name, "unknown")));
-        }
+        new java.util.TreeMap<>(config.datasources()).forEach((name, dialect) -> out.add(Map.of("name", name, "dialect", dialect.wireName())));
         return out;
     }
 

@@ -28,8 +28,8 @@ public record QuestionRequest(String question, String datasource, int maxAttempt
         }
         JsonNode ds = node.get("datasource");
         if (ds == null || ds.isNull()) throw ApiError.badRequest("datasource is required", "datasource");
-        if (!ds.isTextual() || !config.datasources().contains(ds.asText())) {
-            throw ApiError.badRequest("unknown datasource '" + ds.asText() + "'; known: " + config.datasources(), "datasource");
+        if (!ds.isTextual() || !config.datasources().containsKey(ds.asText())) {
+            throw ApiError.badRequest("unknown datasource '" + ds.asText() + "'; known: " + new java.util.TreeSet<>(config.datasources().keySet()), "datasource");
         }
         int maxAttempts = config.defaultMaxAttempts();
         JsonNode ma = node.get("maxAttempts");

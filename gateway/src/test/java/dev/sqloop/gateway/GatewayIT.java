@@ -68,10 +68,10 @@ class GatewayIT {
                 "SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers(),
                 "SQLOOP_GATEWAY_PORT", Integer.toString(port),
                 "SQLOOP_GATEWAY_API_KEYS", KEY_A + ":tenant-a," + KEY_B + ":tenant-b",
-                "SQLOOP_DATASOURCES", "demo,sales",
+                "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_SALES_DIALECT", "trino",
                 "SQLOOP_GATEWAY_MAX_BATCH", "2000",
                 "SQLOOP_GATEWAY_STATE_DIR", state.toString()));
-        return Gateway.start(GatewayConfig.fromEnv(new EnvConfig(env)), Map.of("demo", "duckdb"), Metrics.newRegistry(), Duration.ofSeconds(90));
+        return Gateway.start(GatewayConfig.fromEnv(new EnvConfig(env)), Metrics.newRegistry(), Duration.ofSeconds(90));
     }
 
     private static HttpResponse<String> post(Gateway g, String path, String key, String contentType, String body) throws Exception {

@@ -3,6 +3,7 @@ package dev.sqloop.generator;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.config.ConfigException;
 import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.datasource.Datasources;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -43,7 +44,7 @@ public record GeneratorConfig(String provider, String baseUrl, String apiKey, St
                 env.integer("SQLOOP_LLM_MAX_CONCURRENCY", 32, 1, 10_000),
                 env.decimal("SQLOOP_LLM_RATE_PER_SECOND", 0),
                 env.bool("SQLOOP_PROJECTION_CONTRACT", false),
-                DialectLookup.parse(env.string(DialectLookup.ENV, "")));
+                Datasources.dialectsFromEnv(env));
     }
 
     public DialectLookup dialectLookup() {

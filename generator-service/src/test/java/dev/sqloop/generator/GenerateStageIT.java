@@ -50,7 +50,7 @@ class GenerateStageIT {
                 "SQLOOP_LLM_MODEL", "sim-sql",
                 "SQLOOP_LLM_JSON_MODE", Boolean.toString(json),
                 "SQLOOP_LLM_TIMEOUT", timeout.toMillis() + "ms",
-                "SQLOOP_DATASOURCE_DIALECTS", "demo=duckdb,warehouse=trino"));
+                "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_WAREHOUSE_DIALECT", "trino"));
         GeneratorConfig config = GeneratorConfig.fromEnv(new EnvConfig(env));
         return new GenerateStage(LangChainLlmClient.fromConfig(config), config.dialectLookup(), new PromptBuilder(json),
                 new SimpleMeterRegistry(), Clock.systemUTC());

@@ -22,7 +22,7 @@ class GeneratorConfigTest {
                 "SQLOOP_LLM_MODEL", "qwen2.5-coder",
                 "SQLOOP_LLM_TIMEOUT", "15s",
                 "SQLOOP_LLM_JSON_MODE", "false",
-                "SQLOOP_DATASOURCE_DIALECTS", "demo=duckdb, warehouse=trino")));
+                "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_WAREHOUSE_DIALECT", "trino")));
         assertEquals(GeneratorConfig.OPENAI, c.provider());
         assertEquals("qwen2.5-coder", c.model());
         assertEquals(Duration.ofSeconds(15), c.timeout());
@@ -39,7 +39,7 @@ class GeneratorConfigTest {
         assertTrue(assertThrows(ConfigException.class, () -> GeneratorConfig.fromEnv(new EnvConfig(Map.of(
                 "SQLOOP_LLM_BASE_URL", "http://x", "SQLOOP_LLM_PROVIDER", "bard")))).getMessage().contains("SQLOOP_LLM_PROVIDER"));
         assertTrue(assertThrows(ConfigException.class, () -> GeneratorConfig.fromEnv(new EnvConfig(Map.of(
-                "SQLOOP_LLM_BASE_URL", "http://x", "SQLOOP_DATASOURCE_DIALECTS", "demo=oracle")))).getMessage().contains("SQLOOP_DATASOURCE_DIALECTS"));
+                "SQLOOP_LLM_BASE_URL", "http://x", "SQLOOP_DATASOURCE_DEMO_DIALECT", "oracle")))).getMessage().contains("SQLOOP_DATASOURCE_DEMO_DIALECT"));
     }
 
     @Test

@@ -63,6 +63,25 @@ public final class Datasources {
         return new Datasources(names.stream().map(n -> read(env, n)).toList());
     }
 
+    /**
+     * Only the dialect of each datasource ({@code SQLOOP_DATASOURCE_<NAME>_DIALECT}), for services that need
+     * no connection (generator, gateway) and so get no credentials.
+     */
+    public static java.util.Map<String, dev.sqloop.common.Dialect> dialectsFromEnv(EnvConfig env) {
+        java.util.Map<String, dev.sqloop.common.Dialect> out = new java.util.TreeMap<>();
+        env.raw().forEach((k, v) -> {
+            if (k.startsWith(PREFIX) && k.endsWith("_DIALECT") && !k.contains(PROPERTY) && k.length() > PREFIX.length() + 8) {
+                String name = k.substring(PREFIX.length(), k.length() - 8).toLowerCase(java.util.Locale.ROOT);
+                try {
+                    out.put(name, dev.sqloop.common.Dialect.fromWire(v));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(k + ": " + e.getMessage());
+                }
+            }
+        });
+        return out;
+    }
+
     private static boolean belongsToAny(String key, Set<String> names) {
         for (String n : names) {
             String p = PREFIX + n;
