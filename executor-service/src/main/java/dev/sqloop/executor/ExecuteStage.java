@@ -59,7 +59,11 @@ public final class ExecuteStage implements Stage<QuestionTask> {
         QueryRunner.Result result = executor.run(ds.get(), task.sql());
         QuestionTask timed = task.withTiming(NAME, (System.nanoTime() - start) / 1_000_000);
         return switch (result) {
-            case QueryRunner.Succeeded s -> Outcome.forward(Topics.SUCCESS, timed.withIssues(List.of()).withExecution(s.execution()));
+            case QueryRunner.Succeeded s -> {
+                // success feeds auto-capture; the final result goes straight to results so capture never delays it
+                QuestionTask done = timed.withIssues(List.of()).withExecution(s.execution());
+                yield Outcome.forward(Topics.SUCCESS, done).and(Topics.RESULTS, QuestionResult.succeeded(done, clock.instant()));
+            }
             case QueryRunner.Failed f -> Outcome.repair(timed.withExecution(null).withIssues(List.of(toIssue(f.error()))));
         };
     }

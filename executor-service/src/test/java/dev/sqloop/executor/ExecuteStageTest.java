@@ -38,12 +38,18 @@ class ExecuteStageTest {
     }
 
     @Test
-    void shouldForwardAResultToSuccess() {
+    void shouldForwardToSuccessAndWriteTheFinalResult() {
         Execution e = new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(List.of(3L)), 2);
         Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"), CONTEXT);
         assertEquals("forward", out.kind());
         assertEquals(Topics.SUCCESS, out.emissions().get(0).topic());
         assertEquals(e, ((QuestionTask) out.emissions().get(0).message()).execution());
+        assertEquals(Topics.RESULTS, out.emissions().get(1).topic());
+        dev.sqloop.common.message.QuestionResult result = (dev.sqloop.common.message.QuestionResult) out.emissions().get(1).message();
+        assertEquals(dev.sqloop.common.message.QuestionResult.SUCCEEDED, result.status());
+        assertEquals("first_attempt_success", result.reason());
+        assertEquals(e, result.execution());
+        assertEquals("SELECT 3", result.sql());
     }
 
     @Test
