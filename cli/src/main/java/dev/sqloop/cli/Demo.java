@@ -1,10 +1,150 @@
 package dev.sqloop.cli;
 
-/** {@code ./sqloop demo}: the embedded end-to-end run. */
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.testkit.engines.DemoWarehouse;
+import dev.sqloop.testkit.llm.Fault;
+import dev.sqloop.testkit.llm.Latency;
+import dev.sqloop.testkit.llm.OracleResponder;
+import dev.sqloop.testkit.llm.SimulatedLlm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code ./sqloop demo}: the main job on embedded defaults, in one JVM. A real Kafka broker, every stage worker,
+ * the embedded example store, a generated DuckDB warehouse (TPC-H, scale 0.01) and the simulated LLM (or the
+ * real one when {@code SQLOOP_LLM_BASE_URL} is set); seeds examples, submits the bundled batch through the
+ * gateway's HTTP API, follows it and prints what the correction loop did.
+ */
 final class Demo {
+    static final String DATASOURCE = "demo";
+
     private Demo() {}
 
-    static int run(Args args) {
-        throw new Args.UsageException("demo: not wired yet");
+    /** The oracle's fault mix for the demo: about a third of first answers are right, the rest carry one fault each. */
+    static Map<Fault, Double> demoFaultMix() {
+        Map<Fault, Double> mix = new EnumMap<>(Fault.class);
+        mix.put(Fault.NONE, 0.35);
+        for (Fault f : Fault.values()) if (f != Fault.NONE) mix.put(f, 0.65 / (Fault.values().length - 1));
+        return mix;
+    }
+
+    static int run(Args args) throws Exception {
+        Path root = Path.of(args.string("work-dir", ".sqloop/demo"));
+        Path work = root.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(work);
+        DemoBatch batch = DemoBatch.load();
+        Map<String, String> settings = new HashMap<>();
+        System.getenv().forEach((k, v) -> {
+            if (k.startsWith("SQLOOP_")) settings.put(k, v);
+        });
+        boolean realLlm = settings.containsKey("SQLOOP_LLM_BASE_URL");
+
+        System.out.println("sqloop demo");
+        System.out.println("  work dir     " + work.toAbsolutePath());
+        long t0 = System.nanoTime();
+        Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
+        System.out.printf("  warehouse    %s (TPC-H sf %.2f, DuckDB, read-only) in %.1f s%n", warehouse.getFileName(),
+                DemoWarehouse.DEFAULT_SCALE, (System.nanoTime() - t0) / 1e9);
+        settings.putIfAbsent("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
+        settings.putIfAbsent("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
+
+        SimulatedLlm llm = null;
+        if (realLlm) {
+            System.out.println("  LLM          " + settings.get("SQLOOP_LLM_BASE_URL") + " (configured by SQLOOP_LLM_BASE_URL)");
+        } else {
+            llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), demoFaultMix(), "duckdb", 7), 7);
+            llm.faults().latency(Latency.lognormal(Duration.ofMillis(300), 0.5));
+            System.out.println("  LLM          simulated OpenAI-compatible oracle at " + llm.openAiBaseUrl()
+                    + " (knows the gold SQL; injects one fault into ~65% of first answers; set SQLOOP_LLM_BASE_URL for a real LLM)");
+        }
+
+        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings, llm, false)) {
+            System.out.println("  Kafka        embedded KRaft broker at " + pipeline.bootstrapServers());
+            System.out.println("  gateway      " + pipeline.gatewayUrl());
+            var report = pipeline.seed(DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), DATASOURCE, "duckdb");
+            System.out.printf("  seeded       %d examples (%d skipped)%n%n", report.seeded(), report.skipped());
+
+            GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
+            long start = System.nanoTime();
+            JsonNode accepted = client.submitBatchFile(batch.writeJsonl(work.resolve("batch.jsonl"), DATASOURCE));
+            String batchId = accepted.get("batchId").asText();
+            System.out.printf("submitted %d questions as batch %s%n", accepted.get("count").asInt(), batchId);
+            SubmitCommand.awaitBatch(client, batchId);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            Path out = work.resolve("results.jsonl");
+            SubmitCommand.download(client, batchId, out);
+            List<QuestionResult> results = Files.readAllLines(out).stream().filter(l -> !l.isBlank())
+                    .map(l -> decode(l)).toList();
+            Map<String, Integer> errors = errorsByCategory(client, results);
+            System.out.println();
+            System.out.print(summary(results, errors, seconds, realLlm));
+            System.out.println("results: " + out.toAbsolutePath());
+
+            if (args.flag("serve")) {
+                System.out.println("\nserving: gateway " + pipeline.gatewayUrl() + " (try GET /v1/batches/" + batchId + "); Ctrl-C to stop");
+                CountDownLatch forever = new CountDownLatch(1);
+                Runtime.getRuntime().addShutdownHook(new Thread(forever::countDown));
+                forever.await();
+            }
+        }
+        return 0;
+    }
+
+    private static QuestionResult decode(String line) {
+        try {
+            return JsonCodec.decode(line.getBytes(java.nio.charset.StandardCharsets.UTF_8), QuestionResult.class);
+        } catch (JsonCodec.DecodeException e) {
+            throw new IllegalStateException("the gateway returned an unreadable result: " + e.getMessage(), e);
+        }
+    }
+
+    /** Every issue any attempt ran into, by category, from each question's trace. */
+    static Map<String, Integer> errorsByCategory(GatewayClient client, List<QuestionResult> results) throws Exception {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (QuestionResult r : results) {
+            JsonNode trace = client.getPatiently("/v1/questions/" + r.questionId() + "/trace", Duration.ofSeconds(30));
+            for (JsonNode event : trace.get("attempts")) {
+                if (!"repair".equals(event.path("stage").asText())) continue; // the repair worker sees every failed attempt once
+                for (JsonNode issue : event.path("issues")) counts.merge(issue.path("category").asText("unknown"), 1, Integer::sum);
+            }
+        }
+        return counts;
+    }
+
+    static String summary(List<QuestionResult> results, Map<String, Integer> errors, double seconds, boolean realLlm) {
+        long first = results.stream().filter(r -> "first_attempt_success".equals(r.reason())).count();
+        long corrected = results.stream().filter(r -> "corrected_success".equals(r.reason())).count();
+        long failed = results.stream().filter(r -> !r.succeeded()).count();
+        double avgAttempts = results.stream().mapToInt(QuestionResult::attempts).average().orElse(0);
+        Map<String, Long> failedBy = new TreeMap<>();
+        results.stream().filter(r -> !r.succeeded()).forEach(r -> failedBy.merge(r.reason(), 1L, Long::sum));
+        int n = results.size();
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%-28s %s%n", "sqloop demo", realLlm ? "(real LLM)" : "(simulated LLM)"));
+        b.append(String.format(Locale.ROOT, "  %-26s %6d%n", "questions", n));
+        b.append(String.format(Locale.ROOT, "  %-26s %6d  %5.1f %%%n", "first-attempt successes", first, pct(first, n)));
+        b.append(String.format(Locale.ROOT, "  %-26s %6d  %5.1f %%%n", "corrected by repair", corrected, pct(corrected, n)));
+        b.append(String.format(Locale.ROOT, "  %-26s %6d  %5.1f %%  %s%n", "failed", failed, pct(failed, n), failedBy.isEmpty() ? "" : failedBy));
+        b.append(String.format(Locale.ROOT, "  %-26s %6.1f %%%n", "overall success", pct(first + corrected, n)));
+        b.append(String.format(Locale.ROOT, "  %-26s %6.2f%n", "average attempts", avgAttempts));
+        b.append(String.format(Locale.ROOT, "  %-26s %s%n", "errors repaired, by type", errors.isEmpty() ? "none" : errors));
+        b.append(String.format(Locale.ROOT, "  %-26s %6.1f questions/s (%.1f s)%n", "throughput", n / seconds, seconds));
+        return b.toString();
+    }
+
+    private static double pct(long part, long whole) {
+        return whole == 0 ? 0 : 100.0 * part / whole;
     }
 }

@@ -40,6 +40,7 @@ public final class SchemaLinker {
     private final Settings settings;
     private final Clock clock;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+    private final Map<String, Object> loadLocks = new ConcurrentHashMap<>();
 
     public SchemaLinker(SchemaSource source, Embedder embedder, Settings settings, Clock clock) {
         this.source = source;
@@ -73,7 +74,21 @@ public final class SchemaLinker {
 
     private List<Indexed> tables(String datasource) throws Exception {
         Cached c = cache.get(datasource);
-        if (c != null && c.loadedAt().plus(settings.cacheTtl()).isAfter(clock.instant())) return c.tables();
+        if (fresh(c)) return c.tables();
+        // Single flight: hundreds of questions arrive at once on a cold cache; one loads, the rest wait for it
+        // (without this each re-read the schema and re-embedded every column: ~50 s per question at 40 in flight).
+        synchronized (loadLocks.computeIfAbsent(datasource, k -> new Object())) {
+            c = cache.get(datasource);
+            if (fresh(c)) return c.tables();
+            return load(datasource);
+        }
+    }
+
+    private boolean fresh(Cached c) {
+        return c != null && c.loadedAt().plus(settings.cacheTtl()).isAfter(clock.instant());
+    }
+
+    private List<Indexed> load(String datasource) throws Exception {
         List<SchemaSource.TableInfo> infos = source.tables(datasource);
         List<String> texts = new ArrayList<>();
         for (SchemaSource.TableInfo t : infos) {
