@@ -455,9 +455,4 @@ public final class JSqlDialectParser implements DialectParser {
         }
         return t;
     }
-
-    @SuppressWarnings("unused")
-    private static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
-    }
 }

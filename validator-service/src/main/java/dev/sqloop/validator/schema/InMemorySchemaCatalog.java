@@ -1,5 +1,6 @@
 package dev.sqloop.validator.schema;
 
+import dev.sqloop.validator.parse.ObjectName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -15,9 +16,14 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     private final Set<String> functions;
     private final Map<String, List<String>> values;
     private final String defaultSchema;
+    /** Tables by their own (last-part) name: resolution is a map look-up, not a scan of the warehouse. */
+    private final Map<String, List<TableSchema>> byName;
 
     private InMemorySchemaCatalog(Builder b) {
         this.tables = List.copyOf(b.tables);
+        Map<String, List<TableSchema>> index = new HashMap<>();
+        for (TableSchema t : tables) index.computeIfAbsent(t.name(), k -> new ArrayList<>()).add(t);
+        this.byName = Map.copyOf(index);
         this.functions = Set.copyOf(b.functions);
         this.values = Map.copyOf(b.values);
         this.defaultSchema = b.defaultSchema;
@@ -30,6 +36,14 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     @Override
     public List<TableSchema> tables() {
         return tables;
+    }
+
+    @Override
+    public Optional<TableSchema> resolve(ObjectName written) {
+        List<TableSchema> matches = byName.getOrDefault(written.last(), List.of()).stream().filter(t -> t.matches(written)).toList();
+        if (matches.size() <= 1) return matches.stream().findFirst();
+        return matches.stream().filter(t -> t.schema() != null && t.schema().equals(defaultSchema))
+                .findFirst().or(() -> matches.stream().findFirst());
     }
 
     @Override

@@ -78,6 +78,14 @@ class SchemaCheckTest {
 
     @ParameterizedTest
     @EnumSource(Dialect.class)
+    void shouldNotLetASubqueryColumnLeakIntoTheOuterQuery(Dialect dialect) throws SqlRejection {
+        Issue issue = single(check(dialect, "SELECT name FROM (SELECT id FROM customers) sub"));
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issue.category());
+        assertEquals("name", issue.identifier());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
     void shouldReportUnknownAlias(Dialect dialect) throws SqlRejection {
         Issue issue = single(check(dialect, "SELECT x.id FROM orders o"));
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issue.category());
@@ -109,6 +117,12 @@ class SchemaCheckTest {
         "SELECT id FROM orders UNION SELECT id FROM customers ORDER BY id",
         "SELECT id, row_number() OVER (PARTITION BY customer_id ORDER BY amount DESC) AS rn FROM orders",
         "SELECT status FROM orders WHERE status <> 'cancelled' AND customer_id IN (SELECT id FROM customers WHERE country = 'DE')",
+        "SELECT c.name, (SELECT count(*) FROM orders o WHERE o.customer_id = c.id) AS n FROM customers c",
+        "SELECT o.id FROM orders AS o JOIN (SELECT id FROM customers) AS c ON c.id = o.customer_id",
+        "SELECT status, sum(amount) AS total FROM orders GROUP BY status HAVING sum(amount) > 10 ORDER BY total",
+        "SELECT x.a FROM (SELECT id AS a FROM orders UNION ALL SELECT id FROM customers) x",
+        "WITH a AS (SELECT id FROM orders), b AS (SELECT a.id FROM a) SELECT b.id FROM b",
+        "SELECT c.* FROM customers c WHERE c.id NOT IN (SELECT customer_id FROM orders WHERE status = 'pending')",
     })
     void shouldAcceptCorrectQueriesInEveryDialect(String sql) throws SqlRejection {
         for (Dialect d : Dialect.values()) {

@@ -1,0 +1,48 @@
+package dev.sqloop.validator.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.sqloop.common.runtime.InfrastructureException;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class CachedSchemaCatalogTest {
+    private Instant now = Instant.parse("2026-11-22T10:00:00Z");
+    private final Clock clock = new Clock() {
+        @Override public ZoneId getZone() { return ZoneOffset.UTC; }
+        @Override public Clock withZone(ZoneId zone) { return this; }
+        @Override public Instant instant() { return now; }
+    };
+
+    @Test
+    void shouldKeepServingTheLastCatalogWhileAReloadFails() {
+        SchemaCatalog first = InMemorySchemaCatalog.builder().build();
+        AtomicInteger calls = new AtomicInteger();
+        CachedSchemaCatalog cached = new CachedSchemaCatalog(() -> {
+            if (calls.incrementAndGet() > 1) throw new SQLException("connection refused");
+            return first;
+        }, Duration.ofMinutes(5), clock);
+        assertSame(first, cached.get());
+        now = now.plus(Duration.ofMinutes(6));
+        assertSame(first, cached.get());
+        assertEquals(2, calls.get());
+        assertSame(first, cached.get());
+        assertEquals(2, calls.get(), "a failed reload is not retried on every message");
+    }
+
+    @Test
+    void shouldFailAsInfrastructureWhenNoCatalogWasEverLoaded() {
+        CachedSchemaCatalog cached = new CachedSchemaCatalog(() -> {
+            throw new SQLException("connection refused");
+        }, Duration.ofMinutes(5), clock);
+        assertThrows(InfrastructureException.class, cached::get);
+    }
+}
