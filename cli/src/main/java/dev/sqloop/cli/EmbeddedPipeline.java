@@ -39,7 +39,7 @@ import dev.sqloop.generator.RepairStage;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.llm.SimulatedLlm;
-import dev.sqloop.validator.ConfiguredCatalogs;
+import dev.sqloop.validator.ConfiguredDatasourceCatalogs;
 import dev.sqloop.validator.StaticValidateStage;
 import dev.sqloop.validator.schema.CatalogLoadOptions;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -128,7 +128,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 Topics.RETRIEVE_EXAMPLES, kafka, config, registry));
         runners.add(runner(new GenerateStage(LangChainLlmClient.fromConfig(generator), dialects, new PromptBuilder(generator.jsonMode()),
                 ProjectionContract.of(generator.projectionContract()), registry, clock), Topics.GENERATE, kafka, config, registry));
-        runners.add(runner(new StaticValidateStage(new ConfiguredCatalogs(datasources, CatalogLoadOptions.fromEnv(config, "SQLOOP_VALIDATOR_"),
+        runners.add(runner(new StaticValidateStage(ConfiguredDatasourceCatalogs.fromDatasources(datasources, CatalogLoadOptions.fromEnv(config, "SQLOOP_VALIDATOR_"),
                 Duration.ofMinutes(10), clock), clock), Topics.STATIC_VALIDATE, kafka, config, registry));
         runners.add(runner(new ExecuteStage(datasources, executor, clock), Topics.EXECUTE, kafka, config, registry));
         runners.add(runner(new RepairStage(dialects, prompts, registry, clock), Topics.REPAIR_FEEDBACK, kafka, config, registry));

@@ -1,9 +1,18 @@
 package dev.sqloop.validator;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.Datasources;
+import dev.sqloop.common.datasource.ReadOnlyJdbc;
 import dev.sqloop.validator.schema.CachedSchemaCatalog;
+import dev.sqloop.validator.schema.CatalogLoadOptions;
+import dev.sqloop.validator.schema.JdbcSchemaCatalogLoader;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * {@link DatasourceCatalogs} over a fixed set of named datasources, each with its dialect and a TTL-cached
@@ -18,6 +27,28 @@ public final class ConfiguredDatasourceCatalogs implements DatasourceCatalogs {
 
     public ConfiguredDatasourceCatalogs(Map<String, Entry> entries) {
         this.entries = Map.copyOf(entries);
+    }
+
+    /**
+     * From the datasource configuration: each catalog is loaded over a read-only JDBC connection
+     * ({@link ReadOnlyJdbc}), scoped by the datasource's own allow-lists when it has them, and cached with a TTL.
+     */
+    public static ConfiguredDatasourceCatalogs fromDatasources(Datasources configured, CatalogLoadOptions options, Duration ttl,
+                                                               Clock clock) {
+        Map<String, Entry> entries = new TreeMap<>();
+        for (DatasourceConfig ds : configured.all()) {
+            CatalogLoadOptions scoped = new CatalogLoadOptions(options.catalogs(),
+                    ds.allowedSchemas().isEmpty() ? options.allowedSchemas() : ds.allowedSchemas(),
+                    ds.allowedTables().isEmpty() ? options.allowedTables() : ds.allowedTables(),
+                    options.valueIndexMaxDistinct(), options.valueIndexMaxColumns());
+            JdbcSchemaCatalogLoader loader = new JdbcSchemaCatalogLoader(ds.dialect(), scoped);
+            entries.put(ds.name(), new Entry(ds.dialect(), new CachedSchemaCatalog(() -> {
+                try (Connection c = ReadOnlyJdbc.open(ds)) {
+                    return loader.load(c);
+                }
+            }, ttl, clock)));
+        }
+        return new ConfiguredDatasourceCatalogs(entries);
     }
 
     @Override

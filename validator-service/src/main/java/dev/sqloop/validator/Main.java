@@ -27,7 +27,7 @@ public final class Main {
         Datasources datasources = Datasources.fromEnv(env);
         log.info("validator-service starting: {} datasources={} settings={}", kafka, datasources.names(), env.describe());
         PrometheusMeterRegistry registry = Metrics.newRegistry();
-        StaticValidateStage stage = new StaticValidateStage(new ConfiguredCatalogs(datasources,
+        StaticValidateStage stage = new StaticValidateStage(ConfiguredDatasourceCatalogs.fromDatasources(datasources,
                 CatalogLoadOptions.fromEnv(env, "SQLOOP_VALIDATOR_"),
                 env.duration("SQLOOP_VALIDATOR_CATALOG_TTL", java.time.Duration.ofMinutes(10)), Clock.systemUTC()), Clock.systemUTC());
         ServiceHost.serve("validator-service", List.of(KafkaClients.runner(stage, Topics.STATIC_VALIDATE, kafka,
