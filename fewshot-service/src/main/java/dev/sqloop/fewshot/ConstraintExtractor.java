@@ -20,7 +20,8 @@ public final class ConstraintExtractor {
 
     private static final Pattern COUNT = Pattern.compile("\\b(how many|number of|count|counts|counting)\\b");
     private static final Pattern AVG = Pattern.compile("\\b(average|avg|mean)\\b");
-    private static final Pattern SUM = Pattern.compile("\\b(total|sum|summed|combined)\\b");
+    // "by total price" names an ordering key, not a sum (it blocked the demo's "largest order by total price")
+    private static final Pattern SUM = Pattern.compile("(?<!\\bby )\\btotal\\b|\\b(sum|summed|combined)\\b");
     private static final Pattern MAX = Pattern.compile("\\b(maximum|max)\\b");
     private static final Pattern MIN = Pattern.compile("\\b(minimum|min)\\b");
     private static final Pattern GROUP = Pattern.compile("\\b(per|for each|by each|in each|for every|of each|each|grouped by|group by|broken down by|breakdown by)\\b");

@@ -29,6 +29,8 @@ class ConstraintExtractorTest {
             Top ten restaurants with the highest rating per city     | -     | true | desc | 10 | -
             five most expensive cars                                 | -     | -    | desc | 5  | -
             Show all flights from Boston                             | -     | -    | -    | -  | -
+            What is the largest order by total price?                | -     | -    | desc | -  | -
+            What is the total price of the largest order?            | sum   | -    | desc | -  | -
             """)
     void shouldExtractTheConstraintDictionary(String question, String agg, Boolean groupBy, String direction,
                                               Integer limit, Boolean distinct) {

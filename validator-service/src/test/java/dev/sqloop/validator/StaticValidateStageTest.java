@@ -11,6 +11,7 @@ import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.NlConstraints;
+import java.util.List;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
@@ -80,6 +81,39 @@ class StaticValidateStageTest {
         Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
         assertEquals("question asks for the top 5, SQL has no LIMIT", issue.message());
+    }
+
+    @Test
+    void shouldLetConstraintOnlyIssuesPassAfterTheFirstAttemptButKeepThemInTheTrace() {
+        QuestionTask second = task("shop", "SELECT id FROM orders ORDER BY amount DESC", new NlConstraints(null, null, "desc", 5, null))
+                .nextAttempt("fix it").withSql("SELECT id FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
+        Outcome.Send out = (Outcome.Send) stage.process(second, CONTEXT);
+        assertEquals(Topics.EXECUTE, out.emissions().get(0).topic());
+        AttemptEvent event = assertInstanceOf(AttemptEvent.class, out.emissions().get(1).message());
+        assertEquals("pass-with-warnings", event.decision());
+        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, event.issues().getFirst().category());
+
+        QuestionTask secondWithRealError = second.withSql("SELECT amout FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
+        Outcome.Send repaired = (Outcome.Send) stage.process(secondWithRealError, CONTEXT);
+        assertEquals(Topics.REPAIR_FEEDBACK, repaired.emissions().get(0).topic(), "other issues still go to repair");
+    }
+
+    @Test
+    void shouldNameTheColumnsAMissingGroupByNeeds() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT status, count(*) AS n FROM orders",
+                new NlConstraints(null, true, null, null, null)), CONTEXT);
+        Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
+        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
+        assertEquals("question asks for a result per group, SQL has no GROUP BY; group by the non-aggregated columns: status", issue.message());
+        assertEquals(List.of("status"), issue.candidates());
+    }
+
+    @Test
+    void shouldNameAWriteStatementAsSqlNamesIt() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "CREATE TABLE t AS SELECT id FROM orders", null), CONTEXT);
+        Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, issue.category());
+        assertTrue(issue.message().startsWith("CREATE TABLE"), issue.message());
     }
 
     @Test

@@ -275,15 +275,17 @@ public final class OracleResponder implements Responder {
         if (!m.find()) return null;
         String faulty = m.group(1) + "'one' + 1 AS score, " + sql.substring(m.end(1));
         String[] msgAndEvidence = switch (dialect) {
-            case "duckdb" -> new String[] {"Binder Error: No function matches the given name and argument types '+(VARCHAR, INTEGER_LITERAL)'."
-                    + " You might need to add explicit type casts.", "no function matches"};
+            // DuckDB 2.0's own words for 'one' + 1 (older versions said "No function matches the given name…")
+            case "duckdb" -> new String[] {"Binder Error: Could not choose a best candidate function for the function call"
+                    + " \"+(STRING_LITERAL, INTEGER_LITERAL)\". In order to select one, please add explicit type casts.", "best candidate function"};
             case "sparksql", "spark" -> new String[] {"[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve \"('one' + 1)\" due to data type"
                     + " mismatch: the left and right operands of the binary operator have incompatible types (\"STRING\" and \"INT\").", "datatype_mismatch"};
             case "hive" -> new String[] {"Error while compiling statement: FAILED: SemanticException [Error 10014]: Line 1:7 Wrong arguments '1':"
                     + " No matching method for class org.apache.hadoop.hive.ql.udf.generic.GenericUDFOPPlus with (string, int)", "wrong arguments"};
             default -> new String[] {"line 1:8: Cannot apply operator: varchar(3) + integer", "cannot apply operator"};
         };
-        return new Injection(Fault.TYPE_MISMATCH, q, sql, faulty, "type_mismatch", msgAndEvidence[0], null, List.of(msgAndEvidence[1]));
+        return new Injection(Fault.TYPE_MISMATCH, q, sql, faulty, "type_mismatch", msgAndEvidence[0], null,
+                List.of(msgAndEvidence[1], "no function matches", "explicit type cast"));
     }
 
     private Injection syntaxSlip(String q, String sql) {

@@ -5,6 +5,7 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.validator.parse.ParsedQuery;
 import dev.sqloop.validator.parse.ParsedQuery.QueryShape;
+import dev.sqloop.validator.parse.QueryScope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -43,7 +44,12 @@ public final class ConstraintCheck {
             }
         }
         if (Boolean.TRUE.equals(c.groupBy()) && !shape.groupBy()) {
-            issues.add(issue("question asks for a result per group, SQL has no GROUP BY", "GROUP BY"));
+            // Name the plain columns of the SELECT list: they are what the GROUP BY needs (the engine would name them too).
+            List<String> plain = q.scopes().isEmpty() ? List.of() : q.scopes().getFirst().outputs().stream()
+                    .filter(o -> o.name() != null && !o.aliased() && !o.star()).map(QueryScope.OutputItem::name).toList();
+            String hint = plain.isEmpty() ? "" : "; group by the non-aggregated columns: " + String.join(", ", plain);
+            issues.add(new Issue(SchemaCheck.STAGE, ErrorCategory.CONSTRAINT_VIOLATION,
+                    "question asks for a result per group, SQL has no GROUP BY" + hint, "GROUP BY", plain));
         }
         if (c.orderDirection() != null && !c.orderDirection().isBlank()) {
             String wanted = c.orderDirection().trim().toLowerCase(Locale.ROOT).startsWith("desc") ? "desc" : "asc";

@@ -94,8 +94,7 @@ public final class JSqlDialectParser implements DialectParser {
         if (statements.size() != 1) throw SqlRejection.readOnly("exactly one statement is allowed, found " + statements.size(), ";");
         Statement statement = statements.getFirst();
         if (!(statement instanceof Select select)) {
-            String kind = statement.getClass().getSimpleName();
-            throw SqlRejection.readOnly(kind + " statement: only a single query (SELECT/WITH/VALUES) is allowed", kind);
+            throw SqlRejection.notAQuery(statement);
         }
         Extraction x = new Extraction();
         x.select(select, null, Map.of());

@@ -17,6 +17,15 @@ public final class SqlRejection extends Exception {
         this.identifier = identifier;
     }
 
+    /**
+     * A parsed statement that is not a query, named as SQL names it ({@code CreateTableAsSelect} → {@code CREATE TABLE
+     * AS SELECT}) so the repair prompt and the user read the statement they wrote, not a parser class.
+     */
+    static SqlRejection notAQuery(Object statement) {
+        String kind = statement.getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1 $2").toUpperCase(java.util.Locale.ROOT);
+        return readOnly(kind + " statement: sqloop runs read-only queries only; write a single SELECT (or WITH … SELECT) instead", kind);
+    }
+
     public static SqlRejection readOnly(String message, String identifier) {
         return new SqlRejection(ErrorCategory.READ_ONLY_VIOLATION, message, identifier);
     }

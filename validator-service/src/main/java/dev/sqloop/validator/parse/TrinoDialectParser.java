@@ -84,8 +84,7 @@ public final class TrinoDialectParser implements DialectParser {
             throw SqlRejection.syntax("query is nested too deeply to parse");
         }
         if (!(statement instanceof Query query)) {
-            String kind = statement.getClass().getSimpleName();
-            throw SqlRejection.readOnly(kind + " statement: only a single query (SELECT/WITH/VALUES) is allowed", kind);
+            throw SqlRejection.notAQuery(statement);
         }
         Extraction x = new Extraction();
         QueryScope root = x.query(query, null, Map.of());
