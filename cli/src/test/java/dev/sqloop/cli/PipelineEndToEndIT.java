@@ -1,0 +1,127 @@
+package dev.sqloop.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.testkit.engines.DemoWarehouse;
+import dev.sqloop.testkit.llm.Latency;
+import dev.sqloop.testkit.llm.OracleResponder;
+import dev.sqloop.testkit.llm.SimulatedLlm;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every stage in one JVM against one real broker, driven through the gateway's HTTP API like a user would:
+ * the real DuckDB warehouse, the real embedding model and example store, the simulated LLM over HTTP through
+ * the real langchain4j client.
+ */
+class PipelineEndToEndIT {
+
+    private static Map<String, String> settings(Path warehouse) {
+        Map<String, String> s = new HashMap<>();
+        s.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
+        s.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
+        s.put("SQLOOP_MAX_IN_FLIGHT", "64");
+        return s;
+    }
+
+    private static SimulatedLlm oracle(DemoBatch batch) {
+        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), Demo.demoFaultMix(), "duckdb", 7), 7);
+        llm.faults().latency(Latency.lognormal(Duration.ofMillis(100), 0.5));
+        return llm;
+    }
+
+    private static List<QuestionResult> run(GatewayClient client, Path jsonl, int expected) throws Exception {
+        JsonNode accepted = client.submitBatchFile(jsonl);
+        assertEquals(expected, accepted.get("count").asInt());
+        String batchId = accepted.get("batchId").asText();
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+        JsonNode status = null;
+        while (System.nanoTime() < deadline) {
+            status = client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(1));
+            if (status.get("done").asBoolean()) break;
+            Thread.sleep(500);
+        }
+        assertTrue(status != null && status.get("done").asBoolean(), "every question reached a final state: " + status);
+        Path out = Files.createTempFile("results", ".jsonl");
+        SubmitCommand.download(client, batchId, out);
+        return Files.readAllLines(out).stream().filter(l -> !l.isBlank()).map(l -> {
+            try {
+                return JsonCodec.decode(l.getBytes(StandardCharsets.UTF_8), QuestionResult.class);
+            } catch (JsonCodec.DecodeException e) {
+                throw new AssertionError(e);
+            }
+        }).toList();
+    }
+
+    @Test
+    void shouldRepairTheDemoBatchThenCarryAThousandQuestionBatchToTheEnd() throws Exception {
+        DemoBatch batch = DemoBatch.load();
+        Path work = Files.createTempDirectory("e2e-");
+        Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
+        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings(warehouse), oracle(batch), false)) {
+            GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
+            List<QuestionResult> results = run(client, batch.writeJsonl(work.resolve("demo.jsonl"), "demo"), batch.items().size());
+
+            assertEquals(batch.items().size(), results.size());
+            long first = results.stream().filter(r -> "first_attempt_success".equals(r.reason())).count();
+            long corrected = results.stream().filter(r -> "corrected_success".equals(r.reason())).count();
+            assertTrue(corrected >= 15, "the loop repaired most injected faults: " + corrected + " corrected, " + first + " first");
+            assertTrue(first + corrected >= 0.9 * results.size(), "overall success >= 90 %: " + (first + corrected));
+            for (QuestionResult r : results) {
+                assertTrue(r.attempts() >= 1 && r.attempts() <= 3, "attempts within the budget: " + r);
+                if (r.succeeded()) {
+                    assertTrue(r.execution() != null && r.execution().rowCount() >= 1, "succeeded means executed with rows: " + r.questionId());
+                    assertEquals(batch.goldByQuestion().get(r.question()).strip(), r.sql().strip(), "the repaired SQL is the gold SQL");
+                } else {
+                    assertFalse(r.reason().isBlank(), "a failure says why");
+                }
+            }
+            assertFalse(pipeline.llm().requestsMentioning("regenerate").isEmpty(), "corrections went back to the LLM over HTTP");
+
+            // 1,000 questions as one batch through the HTTP API: every one reaches a final state.
+            StringBuilder big = new StringBuilder();
+            for (int i = 0; i < 1000; i++) {
+                DemoBatch.Item item = batch.items().get(i % batch.items().size());
+                big.append(JsonCodec.encodeToString(Map.of("question", item.question(), "datasource", "demo", "clientId", "bulk-" + i))).append('\n');
+            }
+            Path bulk = Files.writeString(work.resolve("bulk.jsonl"), big);
+            long start = System.nanoTime();
+            List<QuestionResult> thousand = run(client, bulk, 1000);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            Set<String> ids = new HashSet<>();
+            thousand.forEach(r -> ids.add(r.questionId()));
+            assertEquals(1000, ids.size(), "1,000 distinct final results");
+            long ok = thousand.stream().filter(QuestionResult::succeeded).count();
+            System.out.printf("e2e: 1000 questions in %.1f s (%.1f q/s), %d succeeded%n", seconds, 1000 / seconds, ok);
+            assertTrue(ok >= 900, "the captured examples and the loop carry the bulk batch: " + ok);
+        }
+    }
+
+    @Test
+    void shouldNotRepairWhenTheCorrectionPromptCarriesNoEvidence() throws Exception {
+        DemoBatch batch = DemoBatch.load();
+        Path work = Files.createTempDirectory("e2e-stripped-");
+        Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
+        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings(warehouse), oracle(batch), true)) {
+            GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
+            List<QuestionResult> results = run(client, batch.writeJsonl(work.resolve("demo.jsonl"), "demo"), batch.items().size());
+            long first = results.stream().filter(r -> "first_attempt_success".equals(r.reason())).count();
+            long corrected = results.stream().filter(r -> "corrected_success".equals(r.reason())).count();
+            assertTrue(first >= 5, "questions without a fault still succeed: " + first);
+            assertEquals(0, corrected, "without the error in the prompt the oracle cannot repair: the feedback is what fixes it");
+        }
+    }
+}
