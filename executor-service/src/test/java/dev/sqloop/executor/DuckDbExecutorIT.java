@@ -188,6 +188,21 @@ class DuckDbExecutorIT {
     }
 
     @Test
+    void shouldCallAnExhaustedPoolInfrastructure() throws Exception {
+        DatasourceConfig one = DatasourceConfig.of("single", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
+                .withPool(1, Duration.ofMillis(500));
+        try (ReadOnlyExecutor local = new ReadOnlyExecutor(); Connection held = local.borrow(one)) {
+            long t0 = System.nanoTime();
+            InfrastructureException e = assertThrows(InfrastructureException.class, () -> local.run(one, "SELECT 1"));
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(tookMs >= 400 && tookMs < 3000, "waited the pool's connect timeout, took " + tookMs + " ms");
+            assertTrue(e.getMessage().contains("single"), e.getMessage());
+            held.close();
+            assertInstanceOf(QueryRunner.Succeeded.class, local.run(one, "SELECT 1"), "free again once returned");
+        }
+    }
+
+    @Test
     void shouldShareTheFileOnlyWithTheSameReadOnlyProperties() throws Exception {
         ok(ds, "SELECT 1");
         // what the validator does in the same JVM (embedded demo): the shared property set works alongside the pool
