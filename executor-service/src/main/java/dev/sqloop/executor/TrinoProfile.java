@@ -24,6 +24,16 @@ final class TrinoProfile implements EngineProfile {
                 "query_max_run_time:" + (EngineProfile.timeoutSeconds(ds) + 1) + "s");
     }
 
+    /**
+     * Not wrapped: Trino drops an ORDER BY inside a subquery (it has no meaning there in standard SQL), so
+     * {@code SELECT * FROM (… ORDER BY x) q LIMIT n} returns arbitrary rows. The row limit is the statement's
+     * {@code setMaxRows}: trino-jdbc stops reading there and closing the result set cancels the query.
+     */
+    @Override
+    public String limited(String query, int limit) {
+        return query;
+    }
+
     @Override
     public String explain(String query) {
         return "EXPLAIN (TYPE VALIDATE) " + query;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.DuckDbReadOnly;
 import dev.sqloop.common.datasource.ValidationMode;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
@@ -184,6 +185,36 @@ class DuckDbExecutorIT {
         assertThrows(InfrastructureException.class, () -> executor.run(missing, "SELECT 1"));
         assertTrue((System.nanoTime() - t0) / 1_000_000 < 5000);
         assertFalse(Files.exists(dir.resolve("nope.duckdb")), "read-only never creates the file");
+    }
+
+    @Test
+    void shouldCallAnExhaustedPoolInfrastructure() throws Exception {
+        DatasourceConfig one = DatasourceConfig.of("single", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
+                .withPool(1, Duration.ofMillis(500));
+        try (ReadOnlyExecutor local = new ReadOnlyExecutor(); Connection held = local.borrow(one)) {
+            long t0 = System.nanoTime();
+            InfrastructureException e = assertThrows(InfrastructureException.class, () -> local.run(one, "SELECT 1"));
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(tookMs >= 400 && tookMs < 3000, "waited the pool's connect timeout, took " + tookMs + " ms");
+            assertTrue(e.getMessage().contains("single"), e.getMessage());
+            held.close();
+            assertInstanceOf(QueryRunner.Succeeded.class, local.run(one, "SELECT 1"), "free again once returned");
+        }
+    }
+
+    @Test
+    void shouldShareTheFileOnlyWithTheSameReadOnlyProperties() throws Exception {
+        ok(ds, "SELECT 1");
+        // what the validator does in the same JVM (embedded demo): the shared property set works alongside the pool
+        try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + file, DuckDbReadOnly.properties());
+             Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM region")) {
+            rs.next();
+            assertEquals(5, rs.getLong(1));
+        }
+        java.util.Properties plain = new java.util.Properties();
+        plain.setProperty("duckdb.read_only", "true");
+        SQLException e = assertThrows(SQLException.class, () -> java.sql.DriverManager.getConnection("jdbc:duckdb:" + file, plain).close());
+        assertTrue(e.getMessage().contains("different configuration"), e.getMessage());
     }
 
     private static List<Long> counts() throws SQLException {

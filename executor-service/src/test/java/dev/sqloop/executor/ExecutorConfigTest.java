@@ -1,0 +1,38 @@
+package dev.sqloop.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ExecutorConfigTest {
+
+    @Test
+    void shouldReadDatasourcesKafkaAndTheManagementPort() {
+        ExecutorConfig c = ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
+                "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:/tmp/demo.duckdb",
+                "SQLOOP_MANAGEMENT_PORT", "9100")));
+        assertEquals(9100, c.managementPort());
+        assertEquals("sqloop-execute", c.runner().groupId());
+        assertTrue(c.datasources().find("demo").isPresent());
+    }
+
+    @Test
+    void shouldRequireADatasource() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092"))));
+        assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_"), e.getMessage());
+    }
+
+    @Test
+    void shouldFailAtStartForADialectWithoutADriver() {
+        ConfigException e = assertThrows(ConfigException.class, () -> ExecutorConfig.fromEnv(new EnvConfig(Map.of(
+                "SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
+                "SQLOOP_DATASOURCE_LAKE_DIALECT", "sparksql", "SQLOOP_DATASOURCE_LAKE_URL", "jdbc:hive2://h:10000/default"))));
+        assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_LAKE_DIALECT"), e.getMessage());
+    }
+}

@@ -1,0 +1,157 @@
+package dev.sqloop.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.ValidationMode;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Execution;
+import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.testkit.Ports;
+import dev.sqloop.testkit.engines.TrinoServer;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The executor on a real Trino 476 (testkit) with server-side read-only access control, on the tpch catalog. */
+class TrinoExecutorIT {
+    private static TrinoServer trino;
+    private static DatasourceConfig ds;
+    private static ReadOnlyExecutor executor;
+
+    @BeforeAll
+    static void start() {
+        trino = TrinoServer.shared();
+        ds = DatasourceConfig.of("tpch", Dialect.TRINO, trino.jdbcUrl("tpch", "tiny"), "sqloop", null)
+                .withLimits(100, Duration.ofSeconds(5)).withPool(2, Duration.ofSeconds(5));
+        executor = new ReadOnlyExecutor();
+        // a cold server compiles every operator the first time: warm the paths the tests use outside their 5 s limit
+        DatasourceConfig patient = ds.withLimits(100, Duration.ofSeconds(120));
+        for (String warm : List.of("SELECT orderkey, orderdate, totalprice, orderstatus FROM orders ORDER BY orderkey",
+                "SELECT o.orderkey, count(*) FROM tpch.tiny.orders o JOIN tpch.tiny.lineitem l ON o.orderkey = l.orderkey GROUP BY 1",
+                "SELECT count(*) - count(*) FROM tpch.tiny.nation", "SELECT count(*) FROM system.runtime.queries")) {
+            assertInstanceOf(QueryRunner.Succeeded.class, executor.run(patient, warm), warm);
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        executor.close();
+    }
+
+    private static EngineError fail(String sql) {
+        QueryRunner.Result r = executor.run(ds, sql);
+        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
+    }
+
+    private static Execution ok(DatasourceConfig on, String sql) {
+        QueryRunner.Result r = executor.run(on, sql);
+        return assertInstanceOf(QueryRunner.Succeeded.class, r, () -> sql + " failed: " + r).execution();
+    }
+
+    @Test
+    void shouldReturnShapeRowCountAndABoundedPreview() {
+        Execution e = ok(ds, "SELECT orderkey, orderdate, totalprice, orderstatus FROM orders ORDER BY orderkey");
+        assertEquals(List.of("orderkey", "orderdate", "totalprice", "orderstatus"), e.columns());
+        assertEquals(List.of("bigint", "date", "double", "varchar(1)"), e.types());
+        assertEquals(100, e.rowCount());
+        assertEquals(ReadOnlyExecutor.PREVIEW_ROWS, e.preview().size());
+        assertEquals(1L, e.preview().get(0).get(0));
+        assertEquals("1996-01-02", e.preview().get(0).get(1));
+    }
+
+    /** Each Trino error class of ../shared/facts/engine-errors.md, from the real server. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "SELECT foo FROM tpch.tiny.orders|COLUMN_NOT_FOUND",
+            "SELECT * FROM tpch.tiny.nosuch|TABLE_NOT_FOUND",
+            "SELECT * FROM tpch.nosuch.orders|TABLE_NOT_FOUND",
+            "SELECT * FROM nosuch.tiny.orders|TABLE_NOT_FOUND",
+            "SELECT orderstatus, count(*) FROM tpch.tiny.orders|AGGREGATION_ERROR",
+            "SELECT * FROM tpch.tiny.orders WHERE orderdate = 5|TYPE_MISMATCH",
+            "SELECT orderstatus + 1 FROM tpch.tiny.orders|TYPE_MISMATCH",
+            "SELECT strftime(orderdate, '%Y') FROM tpch.tiny.orders|UNSUPPORTED_FUNCTION",
+            "SELECT date_trunc('month', 5)|TYPE_MISMATCH",
+            "SELECT * FROM tpch.tiny.orders WHERE|SYNTAX_ERROR",
+            "SELEC * FROM tpch.tiny.orders|SYNTAX_ERROR",
+            "SELECT orderkey FROM tpch.tiny.orders o JOIN tpch.tiny.lineitem l ON o.orderkey = l.orderkey|JOIN_ERROR",
+            "SELECT 1 / (count(*) - count(*)) FROM tpch.tiny.nation|UNKNOWN",
+            "SELECT CAST('abc' AS integer)|TYPE_MISMATCH"})
+    void shouldClassifyTheServersErrors(String sql, ErrorCategory expected) {
+        EngineError e = fail(sql);
+        assertEquals(expected, e.category(), e.message());
+        assertFalse(e.infrastructure());
+    }
+
+    @Test
+    void shouldRefuseWritesInTheExecutorAndOnTheServer() throws Exception {
+        for (String sql : ReadOnlyGuardTest.WRITES) {
+            EngineError e = fail(sql.replace(" t ", " memory.default.t ").replace(" t", " memory.default.t"));
+            assertTrue(e.message().startsWith("refused by the executor"), "refused before the engine: " + sql);
+        }
+        // setReadOnly(true) is not enforced by Trino: the server's read-only access control is what refuses
+        try (Connection c = executor.borrow(ds)) {
+            for (String write : List.of("CREATE TABLE memory.default.leak AS SELECT 1 AS x", "CREATE SCHEMA memory.other")) {
+                try (Statement st = c.createStatement()) {
+                    SQLException e = assertThrows(SQLException.class, () -> st.execute(write), write);
+                    assertEquals(ErrorCategory.PERMISSION_DENIED, new TrinoErrors().classify(e).category(), e.getMessage());
+                }
+            }
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM memory.information_schema.tables WHERE table_schema <> 'information_schema'")) {
+                rs.next();
+                assertEquals(0, rs.getLong(1), "nothing was created");
+            }
+        }
+    }
+
+    @Test
+    void shouldEndALongQueryOnTheServerAtTheTimeout() throws Exception {
+        long t0 = System.nanoTime();
+        EngineError e = fail("SELECT count(*), sum(l.quantity) FROM tpch.sf100.lineitem l");
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(ErrorCategory.TIMEOUT, e.category(), e.message());
+        assertTrue(tookMs >= 4500 && tookMs < 20000, "stopped at the 5 s timeout, took " + tookMs + " ms");
+        try (Connection c = executor.borrow(ds); Statement st = c.createStatement()) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            long running;
+            do {
+                try (ResultSet rs = st.executeQuery("SELECT count(*) FROM system.runtime.queries WHERE state NOT IN ('FINISHED', 'FAILED')"
+                        + " AND query LIKE '%sf100.lineitem%' AND query NOT LIKE '%system.runtime%'")) {
+                    rs.next();
+                    running = rs.getLong(1);
+                }
+            } while (running > 0 && System.nanoTime() < deadline);
+            assertEquals(0, running, "the server is no longer running the query");
+        }
+    }
+
+    @Test
+    void shouldValidateWithExplainTypeValidate() {
+        DatasourceConfig explain = ds.withValidationMode(ValidationMode.EXPLAIN);
+        assertEquals(0, ok(explain, "SELECT count(*) FROM tpch.sf100.lineitem").rowCount());
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, assertInstanceOf(QueryRunner.Failed.class,
+                executor.run(explain, "SELECT nope FROM orders")).error().category());
+    }
+
+    @Test
+    void shouldGiveInfrastructureQuicklyWhenNothingListens() {
+        DatasourceConfig nowhere = DatasourceConfig.of("nowhere", Dialect.TRINO, "jdbc:trino://127.0.0.1:" + Ports.free() + "/tpch/tiny", "sqloop", null)
+                .withPool(1, Duration.ofSeconds(1));
+        long t0 = System.nanoTime();
+        assertThrows(InfrastructureException.class, () -> executor.run(nowhere, "SELECT 1"));
+        assertTrue((System.nanoTime() - t0) / 1_000_000 < 10000);
+    }
+}

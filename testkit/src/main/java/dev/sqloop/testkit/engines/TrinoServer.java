@@ -1,0 +1,181 @@
+package dev.sqloop.testkit.engines;
+
+import dev.sqloop.testkit.Ports;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A single-node Trino 476 (coordinator and worker) in its own JVM, from the server-core tarball and the tpch
+ * and memory plugin zips of Maven Central (see ../shared/facts/INFRA.md), with server-side read-only access
+ * control: Trino does not enforce JDBC's {@code setReadOnly}, so this is what stops writes. Needs JDK 24+
+ * (476 is Java 24 bytecode). The unpacked installation is found through the system property
+ * {@value #HOME_PROPERTY} (a folder holding {@code trino-server-core-*} and {@code plugins/}).
+ */
+public final class TrinoServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TrinoServer.class);
+    public static final String HOME_PROPERTY = "sqloop.trino.home";
+    private static TrinoServer shared;
+
+    private final Process process;
+    private final Path dir;
+    private final int port;
+
+    private TrinoServer(Process process, Path dir, int port) {
+        this.process = process;
+        this.dir = dir;
+        this.port = port;
+    }
+
+    /** One server per JVM, started on first use (20–90 s) and stopped by a shutdown hook. */
+    public static synchronized TrinoServer shared() {
+        if (shared == null) {
+            shared = start(home(), Duration.ofSeconds(180));
+            TrinoServer s = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(s::close, "trino-stop"));
+        }
+        return shared;
+    }
+
+    static Path home() {
+        String h = System.getProperty(HOME_PROPERTY);
+        if (h == null || h.isBlank()) throw new IllegalStateException("-D" + HOME_PROPERTY + " must name the unpacked Trino installation");
+        return Path.of(h);
+    }
+
+    public static TrinoServer start(Path home, Duration readyWithin) {
+        try {
+            Path core;
+            try (Stream<Path> s = Files.list(home)) {
+                core = s.filter(p -> p.getFileName().toString().startsWith("trino-server-core-")).findFirst()
+                        .orElseThrow(() -> new IOException("no trino-server-core-* in " + home));
+            }
+            int port = Ports.free();
+            Path dir = Files.createTempDirectory("sqloop-trino-");
+            Path etc = Files.createDirectories(dir.resolve("etc/catalog"));
+            Files.writeString(dir.resolve("etc/config.properties"), String.join("\n",
+                    "coordinator=true",
+                    "node-scheduler.include-coordinator=true",
+                    "http-server.http.port=" + port,
+                    "discovery.uri=http://127.0.0.1:" + port,
+                    "plugin.dir=" + home.resolve("plugins").toAbsolutePath(),
+                    "catalog.config-dir=" + etc.toAbsolutePath(),
+                    "access-control.config-files=" + dir.resolve("etc/access-control.properties").toAbsolutePath(),
+                    "query.max-memory=512MB",
+                    "query.max-memory-per-node=512MB",
+                    ""));
+            Files.writeString(dir.resolve("etc/access-control.properties"), "access-control.name=read-only\n");
+            Files.writeString(dir.resolve("etc/log.properties"), "io.trino=WARN\nio.airlift=WARN\n");
+            Files.writeString(etc.resolve("tpch.properties"), "connector.name=tpch\n");
+            Files.writeString(etc.resolve("memory.properties"), "connector.name=memory\n");
+            List<String> cmd = new ArrayList<>(List.of(java().toString(), "-Xmx1G", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
+                    "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                    "-Djdk.attach.allowAttachSelf=true",
+                    "-Dnode.environment=sqloop", "-Dnode.id=" + UUID.randomUUID(), "-Dnode.internal-address=127.0.0.1",
+                    "-Dnode.data-dir=" + dir.resolve("data"), "-Dconfig=" + dir.resolve("etc/config.properties"),
+                    "-Dlog.levels-file=" + dir.resolve("etc/log.properties"),
+                    "-cp", core.resolve("lib").toAbsolutePath() + "/*", "io.trino.server.TrinoServer"));
+            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("server.log").toFile()).start();
+            TrinoServer server = new TrinoServer(p, dir, port);
+            long t0 = System.nanoTime();
+            server.awaitReady(readyWithin);
+            LOG.info("Trino ready on port {} in {} ms ({})", port, (System.nanoTime() - t0) / 1_000_000, dir);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void awaitReady(Duration within) throws IOException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest info = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/info")).timeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) throw new IOException("Trino exited (" + process.exitValue() + "): " + tail());
+            try {
+                HttpResponse<String> r = http.send(info, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200 && r.body().replace(" ", "").contains("\"starting\":false")) return;
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for Trino", e);
+            }
+            sleep(500);
+        }
+        close();
+        throw new IOException("Trino not ready within " + within + ": " + tail());
+    }
+
+    private String tail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    /** Trino 476 is Java 24 bytecode: this JVM's own java if it is new enough, else a JDK 25 next to it. */
+    private static Path java() throws IOException {
+        if (Runtime.version().feature() >= 24) return Path.of(System.getProperty("java.home"), "bin", "java");
+        try (Stream<Path> jdks = Files.list(Path.of("/usr/lib/jvm"))) {
+            return jdks.filter(p -> p.getFileName().toString().matches(".*-(2[4-9]|[3-9]\\d)-.*"))
+                    .map(p -> p.resolve("bin/java")).filter(Files::isExecutable).findFirst()
+                    .orElseThrow(() -> new IOException("Trino needs a JDK >= 24"));
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String jdbcUrl(String catalog, String schema) {
+        return "jdbc:trino://127.0.0.1:" + port + "/" + catalog + "/" + schema;
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(20, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp directory left behind is harmless
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
