@@ -9,7 +9,8 @@ import java.util.Properties;
 
 /**
  * Read-only JDBC settings per dialect, and plain (unpooled) read-only connections for metadata work such as
- * loading a schema catalog. The executor's pools apply the same {@link #driverProperties} settings.
+ * loading a schema catalog. For DuckDB these must equal the executor's ({@link DuckDbReadOnly}): one JVM may
+ * hold only one configuration per database file.
  */
 public final class ReadOnlyJdbc {
     private ReadOnlyJdbc() {}
@@ -24,13 +25,7 @@ public final class ReadOnlyJdbc {
     public static Map<String, String> driverProperties(DatasourceConfig ds) {
         Map<String, String> p = new LinkedHashMap<>(ds.properties());
         switch (ds.dialect()) {
-            case DUCKDB -> {
-                p.put("duckdb.read_only", "true");
-                p.put("enable_external_access", "false");
-                p.put("autoinstall_known_extensions", "false");
-                p.put("autoload_known_extensions", "false");
-                p.put("lock_configuration", "true");
-            }
+            case DUCKDB -> p.putAll(DuckDbReadOnly.PROPERTIES);
             case POSTGRES -> {
                 p.put("readOnlyMode", "always");
                 p.merge("options", "-c default_transaction_read_only=on", (a, b) -> a + " " + b);
