@@ -52,7 +52,6 @@ public final class FeedbackStage implements Stage<FeedbackCommand> {
             case "unsave" -> Outcome.drop(store.delete(c.datasource(), c.question()) ? "unsaved" : "nothing to unsave");
             case "mark-wrong", "mark_wrong" -> {
                 store.markWrong(c.datasource(), c.question());
-                store.delete(c.datasource(), c.question());
                 yield Outcome.drop("marked wrong");
             }
             default -> Outcome.drop("unknown feedback action '" + c.action() + "'");

@@ -89,7 +89,8 @@ class FewshotPipelineIT {
     }
 
     private static RunnerSettings settings(String group) {
-        return RunnerSettings.defaults("fewshot-it-" + group).withShutdownTimeout(Duration.ofSeconds(10));
+        // one record at a time: what a test sends in order is processed in order
+        return RunnerSettings.defaults("fewshot-it-" + group).withMaxInFlight(1).withShutdownTimeout(Duration.ofSeconds(10));
     }
 
     private static QuestionTask question(String datasource, String text) {

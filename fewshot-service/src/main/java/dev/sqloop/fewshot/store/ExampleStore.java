@@ -37,7 +37,10 @@ public interface ExampleStore extends AutoCloseable {
 
     long countFixes();
 
-    /** Remembers that this question's captured SQL was wrong, so auto-capture skips it from now on. */
+    /**
+     * Deletes the question's example and remembers that its SQL was wrong, so auto-capture skips it from now on.
+     * Both happen together where the store allows (one Lucene commit), so no reader sees one without the other.
+     */
     void markWrong(String datasource, String question);
 
     /** Forgets a wrong mark (a curator saved the question explicitly). */

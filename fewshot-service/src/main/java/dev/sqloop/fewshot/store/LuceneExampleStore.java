@@ -147,7 +147,10 @@ public final class LuceneExampleStore implements ExampleStore {
         String id = "wrong:" + Questions.exampleId(datasource, question);
         Document d = base(id, KIND_WRONG, datasource);
         d.add(new StoredField("question", question));
-        write(() -> writer.updateDocument(new Term(ID, id), d));
+        write(() -> {
+            writer.deleteDocuments(new Term(ID, Questions.exampleId(datasource, question).toString()));
+            writer.updateDocument(new Term(ID, id), d);
+        });
     }
 
     @Override

@@ -137,8 +137,10 @@ public final class QdrantExampleStore implements ExampleStore {
 
     @Override
     public void markWrong(String datasource, String question) {
+        // mark first: if the delete then fails, the capture worker already skips the question
         upsertPoints(wrong, List.of(point(Questions.exampleId(datasource, question), new float[] {1f},
                 Map.of("datasource", value(datasource), "question", value(question)))));
+        deletePoint(examples, Questions.exampleId(datasource, question));
     }
 
     @Override

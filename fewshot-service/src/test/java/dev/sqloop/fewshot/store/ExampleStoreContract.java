@@ -108,8 +108,10 @@ abstract class ExampleStoreContract {
 
     @Test
     void shouldRememberAndForgetWrongMarks() {
+        store.upsert(example("shop", "How many orders?", "SELECT 1"), randomVector(8));
         assertFalse(store.isMarkedWrong("shop", "How many orders?"));
         store.markWrong("shop", "How many orders?");
+        assertTrue(store.find("shop", "How many orders?").isEmpty(), "marking deletes the example");
         assertTrue(store.isMarkedWrong("shop", "how many orders"));
         assertFalse(store.isMarkedWrong("hr", "How many orders?"));
         assertEquals(0, store.count(), "a mark is not an example");

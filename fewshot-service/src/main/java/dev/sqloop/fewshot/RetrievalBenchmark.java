@@ -1,0 +1,147 @@
+package dev.sqloop.fewshot;
+
+import dev.sqloop.fewshot.schema.SchemaLinker;
+import dev.sqloop.fewshot.schema.SchemaSource;
+import dev.sqloop.fewshot.store.LuceneExampleStore;
+import dev.sqloop.fewshot.store.StoredExample;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * Prints retrieval latency (embed, search, embed + search; p50/p99) with 1k real-embedded and 100k synthetic
+ * stored examples in the Lucene store, and schema-linking latency. Args: {@code [largeCount] [queries]}.
+ */
+public final class RetrievalBenchmark {
+    private static final String[] SUBJECTS = {"orders", "customers", "products", "flights", "authors", "papers", "restaurants",
+            "employees", "departments", "suppliers", "invoices", "payments", "cars", "students", "courses"};
+    private static final String[] ASKS = {"How many %s were created in %d?", "List the top %2$d %1$s by revenue",
+            "What is the average price of %s in %d?", "Which %s changed in the last %d days?", "Show %s per region for %d",
+            "Count the distinct %s with more than %d items"};
+
+    private RetrievalBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        int large = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
+        int queries = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+        Path dir = Files.createTempDirectory("sqloop-retrieval-bench");
+        Embedder embedder = new Embedder();
+        Random random = new Random(42);
+        List<String> sentences = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            sentences.add(String.format(ASKS[i % ASKS.length], SUBJECTS[random.nextInt(SUBJECTS.length)], 1990 + i));
+        }
+        embedder.embed("warm up");
+
+        long[] embed = new long[queries];
+        for (int i = 0; i < queries; i++) {
+            long t = System.nanoTime();
+            embedder.embed(sentences.get(random.nextInt(sentences.size())) + " please");
+            embed[i] = System.nanoTime() - t;
+        }
+        report("embed one question", embed);
+
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("small"))) {
+            List<StoredExample> examples = sentences.stream()
+                    .map(s -> new StoredExample("bench", s, "SELECT 1", "duckdb", StoredExample.SEED, null)).toList();
+            for (int i = 0; i < examples.size(); i += 100) {
+                List<StoredExample> batch = examples.subList(i, i + 100);
+                store.upsertAll(batch, embedder.embedAll(batch.stream().map(StoredExample::question).toList()));
+            }
+            store.optimize();
+            measureSearch(store, embedder, sentences, random, queries, "1k real");
+        }
+
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("large"))) {
+            long load = System.nanoTime();
+            int batchSize = 10_000;
+            for (int i = 0; i < large; i += batchSize) {
+                List<StoredExample> batch = new ArrayList<>();
+                List<float[]> vectors = new ArrayList<>();
+                for (int j = i; j < Math.min(large, i + batchSize); j++) {
+                    batch.add(new StoredExample("bench", "synthetic question " + j, "SELECT " + j, "duckdb", StoredExample.SEED, null));
+                    vectors.add(randomUnit(random));
+                }
+                store.upsertAll(batch, vectors);
+            }
+            store.optimize();
+            System.out.printf("loaded %,d synthetic examples (HNSW build + merge) in %.1f s%n", store.count(), (System.nanoTime() - load) / 1e9);
+            measureSearch(store, embedder, sentences, random, queries, String.format("%,d synthetic", large));
+        }
+
+        SchemaSource schema = ds -> syntheticSchema(24, 10);
+        SchemaLinker linker = new SchemaLinker(schema, embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
+        long first = System.nanoTime();
+        linker.link("bench", "How many orders per customer?", embedder.embed("How many orders per customer?"));
+        System.out.printf("schema linking, first call (24 tables x 10 columns embedded): %.1f ms%n", (System.nanoTime() - first) / 1e6);
+        float[][] vectors = new float[50][];
+        for (int i = 0; i < vectors.length; i++) vectors[i] = embedder.embed(sentences.get(i));
+        long[] link = new long[queries];
+        for (int i = 0; i < queries; i++) {
+            long t = System.nanoTime();
+            linker.link("bench", sentences.get(i % vectors.length), vectors[i % vectors.length]);
+            link[i] = System.nanoTime() - t;
+        }
+        report("schema linking, cached (question vector given)", link);
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    private static void measureSearch(LuceneExampleStore store, Embedder embedder, List<String> sentences, Random random,
+                                      int queries, String label) {
+        for (int i = 0; i < 50; i++) store.search("bench", randomUnit(random), 10, 0.0);
+        long[] search = new long[queries];
+        long[] both = new long[queries];
+        for (int i = 0; i < queries; i++) {
+            float[] v = randomUnit(random);
+            long t = System.nanoTime();
+            store.search("bench", v, 10, -1);
+            search[i] = System.nanoTime() - t;
+            t = System.nanoTime();
+            store.search("bench", embedder.embed(sentences.get(random.nextInt(sentences.size())) + " today"), 10, 0.5);
+            both[i] = System.nanoTime() - t;
+        }
+        report("search top-10 (k*2 of 5), " + label, search);
+        report("embed + search, " + label, both);
+    }
+
+    private static float[] randomUnit(Random r) {
+        float[] v = new float[Embedder.DIMENSION];
+        double n = 0;
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) r.nextGaussian();
+            n += v[i] * v[i];
+        }
+        float s = (float) (1 / Math.sqrt(n));
+        for (int i = 0; i < v.length; i++) v[i] *= s;
+        return v;
+    }
+
+    private static List<SchemaSource.TableInfo> syntheticSchema(int tables, int columns) {
+        List<SchemaSource.TableInfo> out = new ArrayList<>();
+        for (int t = 0; t < tables; t++) {
+            String name = SUBJECTS[t % SUBJECTS.length] + (t >= SUBJECTS.length ? "_archive" : "");
+            List<SchemaSource.ColumnInfo> cols = new ArrayList<>();
+            for (int c = 0; c < columns; c++) {
+                cols.add(new SchemaSource.ColumnInfo(name + "_attr_" + c, c % 2 == 0 ? "VARCHAR" : "INTEGER",
+                        "attribute " + c + " of " + name, c == 0 ? List.of("a", "b") : List.of()));
+            }
+            out.add(new SchemaSource.TableInfo(name, "the " + name + " table", cols));
+        }
+        return out;
+    }
+
+    private static void report(String what, long[] nanos) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        System.out.printf("%-55s p50 %7.2f ms   p99 %7.2f ms   (n=%d)%n", what,
+                s[s.length / 2] / 1e6, s[Math.min(s.length - 1, (int) Math.ceil(s.length * 0.99) - 1)] / 1e6, s.length);
+    }
+}

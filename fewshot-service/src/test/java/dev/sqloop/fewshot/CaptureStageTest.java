@@ -1,0 +1,67 @@
+package dev.sqloop.fewshot;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Execution;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.fewshot.store.LuceneExampleStore;
+import dev.sqloop.fewshot.store.StoredExample;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CaptureStageTest {
+    @TempDir
+    Path dir;
+
+    private static QuestionTask success(String question, String sql, long rows) {
+        return QuestionTask.create("q", "t", "shop", question, 3, Instant.now()).withSql(sql, null)
+                .withExecution(new Execution(List.of("c"), List.of("INTEGER"), rows, List.of(), 1));
+    }
+
+    @Test
+    void shouldReadThePreviousErrorFromTheCorrectionPromptWhenIssuesWereCleared() {
+        QuestionTask repaired = QuestionTask.create("q", "t", "shop", "q?", 3, Instant.now()).withSql("SELECT x FROM t", null)
+                .withIssues(List.of(Issue.of("execute", ErrorCategory.COLUMN_NOT_FOUND, "column x not found")))
+                .nextAttempt("Failed SQL:\nSELECT x FROM t\n\nError:\n[column_not_found] column x not found\n\nUse a column that exists.")
+                .withSql("SELECT y FROM t", null);
+        assertTrue(repaired.issues().isEmpty(), "withSql cleared the issues, as on the success topic");
+        assertArrayEquals(new String[] {"column_not_found", "column x not found"}, CaptureStage.previousError(repaired).orElseThrow());
+
+        QuestionTask viaMetadata = repaired.withBatch(null, null, Map.of(CaptureStage.PREVIOUS_ERROR, "timeout after 30 s",
+                CaptureStage.PREVIOUS_CATEGORY, "timeout"));
+        assertArrayEquals(new String[] {"timeout", "timeout after 30 s"}, CaptureStage.previousError(viaMetadata).orElseThrow());
+
+        QuestionTask unknown = QuestionTask.create("q", "t", "shop", "q?", 3, Instant.now()).withSql("SELECT 1", null)
+                .nextAttempt("Failed SQL:\nSELECT 1\n\nError:\nunknown error\n").withSql("SELECT 2", null);
+        assertTrue(CaptureStage.previousError(unknown).isEmpty(), "nothing to learn from an unknown error");
+    }
+
+    @Test
+    void shouldCaptureZeroRowSuccessesOnlyWhenConfiguredAndKeepCuratedExamples() {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
+            Embedder embedder = TestModel.embedder();
+            CaptureStage strict = new CaptureStage(embedder, store, FewshotConfig.defaults(), Clock.systemUTC());
+            CaptureStage lenient = new CaptureStage(embedder, store, FewshotConfig.defaults().withCaptureRequireRows(false), Clock.systemUTC());
+            StageContext ctx = new StageContext(Map.of(), Instant.now(), 0);
+
+            strict.process(success("Orders from 1900?", "SELECT * FROM orders WHERE year = 1900", 0), ctx);
+            assertEquals(0, store.count());
+            lenient.process(success("Orders from 1900?", "SELECT * FROM orders WHERE year = 1900", 0), ctx);
+            assertEquals(1, store.count());
+
+            store.upsert(new StoredExample("shop", "Best sellers", "SELECT curated", "duckdb", StoredExample.MANUAL, null), embedder.embed("Best sellers"));
+            strict.process(success("best sellers", "SELECT automatic", 5), ctx);
+            assertEquals("SELECT curated", store.find("shop", "Best sellers").orElseThrow().sql());
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.sqloop.fewshot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.message.Example;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.fewshot.schema.SchemaLinker;
+import dev.sqloop.fewshot.store.LuceneExampleStore;
+import dev.sqloop.fewshot.store.StoredExample;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The stage as a function, with the real model and store; the schema source is unreachable on purpose. */
+class RetrieveExamplesStageTest {
+    @TempDir
+    Path dir;
+    LuceneExampleStore store;
+    final Embedder embedder = TestModel.embedder();
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final SchemaLinker unreachable = new SchemaLinker(ds -> {
+        throw new SQLException("connection refused");
+    }, embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
+
+    @BeforeEach
+    void open() {
+        store = LuceneExampleStore.open(dir);
+        List<String> questions = List.of("How many orders were shipped in 2024?", "How many orders were shipped in 2024 ?!",
+                "Number of orders shipped during 2024", "Which products are toys?");
+        List<String> sqls = List.of("SELECT count(*) FROM orders WHERE status='shipped' AND year=2024",
+                "SELECT count(*) FROM orders WHERE status='shipped' AND year=2024",
+                "SELECT COUNT(*) FROM orders WHERE year = 2024 AND status = 'shipped'",
+                "SELECT * FROM products WHERE category='toys'");
+        for (int i = 0; i < questions.size(); i++) {
+            store.upsert(new StoredExample("shop", questions.get(i), sqls.get(i), "duckdb", "seed", null), embedder.embed(questions.get(i)));
+        }
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    private Outcome.Send run(FewshotConfig config, String question) throws Exception {
+        RetrieveExamplesStage stage = new RetrieveExamplesStage(embedder, store, unreachable, new ConstraintExtractor(), config, registry);
+        QuestionTask task = QuestionTask.create("q1", "t", "shop", question, 3, Instant.now());
+        return (Outcome.Send) stage.process(task, new StageContext(Map.of(), Instant.now(), 0));
+    }
+
+    @Test
+    void shouldDropNearDuplicatesAndForwardWithoutSchemaWhenTheSchemaIsUnreachable() throws Exception {
+        Outcome.Send out = run(FewshotConfig.defaults(), "Count the orders shipped in 2024");
+        assertEquals(Topics.GENERATE, out.emissions().getFirst().topic());
+        QuestionTask task = (QuestionTask) out.emissions().getFirst().message();
+        List<String> sqls = task.examples().stream().map(Example::sql).toList();
+        assertEquals(sqls.stream().distinct().toList(), sqls, "normalized-identical SQL appears once: " + sqls);
+        assertTrue(sqls.size() >= 2, "the differently written SQL is kept: " + sqls);
+        assertTrue(task.linkedSchema().tables().isEmpty());
+        assertEquals("count", task.constraints().aggregation());
+        assertTrue(task.timings().containsKey(RetrieveExamplesStage.NAME));
+    }
+
+    @Test
+    void shouldShortcutOnSimilarityOnlyWhenConfigured() throws Exception {
+        String paraphrase = "Number of orders that were shipped in 2024";
+        Outcome.Send off = run(FewshotConfig.defaults(), paraphrase);
+        assertEquals(Topics.GENERATE, off.emissions().getFirst().topic(), "similarity shortcut is off by default");
+
+        Outcome.Send on = run(FewshotConfig.defaults().withShortcut(false, 0.9), paraphrase);
+        assertEquals("shortcut", on.kind());
+        assertEquals(Topics.STATIC_VALIDATE, on.emissions().getFirst().topic());
+        assertTrue(((QuestionTask) on.emissions().getFirst().message()).sql().contains("shipped"));
+        assertEquals(1.0, registry.get(RetrieveExamplesStage.SHORTCUTS).tags("kind", "similar").counter().count());
+
+        Outcome.Send exactOff = run(FewshotConfig.defaults().withShortcut(false, 2.0), "Which products are toys?");
+        assertEquals(Topics.GENERATE, exactOff.emissions().getFirst().topic(), "exact shortcut can be switched off");
+        assertNull(((QuestionTask) exactOff.emissions().getFirst().message()).sql());
+    }
+}
