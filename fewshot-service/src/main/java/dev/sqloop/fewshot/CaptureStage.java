@@ -10,8 +10,6 @@ import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
 import java.time.Clock;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Auto-capture on {@code success}: stores the question→SQL pair (by default only when the query returned rows)
@@ -19,15 +17,11 @@ import java.util.regex.Pattern;
  * marked wrong are never captured, and a curated (seed or manual) example is never overwritten by an automatic one.
  *
  * <p>The success message does not carry the failed attempt's issues ({@code withSql} clears them); the failed SQL
- * is {@code previousSql}, and the error is read from, in order: the task's issues, the metadata entry
- * {@value #PREVIOUS_ERROR} (with {@value #PREVIOUS_CATEGORY}), or the "Error:" section of the correction prompt.
+ * is {@code previousSql}, and the error is the previous attempt's first issue ({@code previousIssues}).
  */
 public final class CaptureStage implements Stage<QuestionTask> {
     public static final String NAME = "capture";
-    public static final String PREVIOUS_ERROR = "previous-error";
-    public static final String PREVIOUS_CATEGORY = "previous-error-category";
     public static final String DIALECT = "dialect";
-    private static final Pattern PROMPT_ERROR = Pattern.compile("(?m)^Error:\\n(?:\\[([a-z_]+)\\] )?(.+)$");
 
     private final Embedder embedder;
     private final ExampleStore store;
@@ -72,22 +66,9 @@ public final class CaptureStage implements Stage<QuestionTask> {
         return Outcome.drop((curated ? "curated example kept" : "captured") + (error.isPresent() ? " with error-fix pair" : ""));
     }
 
-    /** {category, error text} of the attempt before the successful one, when the message still tells it. */
+    /** {category, error text} of the attempt before the successful one: the issues the repair was made for. */
     static Optional<String[]> previousError(QuestionTask task) {
-        if (!task.issues().isEmpty()) {
-            Issue i = task.issues().getFirst();
-            if (!i.message().isBlank()) return Optional.of(new String[] {i.category().wireName(), i.message()});
-        }
-        String meta = task.metadata().get(PREVIOUS_ERROR);
-        if (meta != null && !meta.isBlank()) {
-            return Optional.of(new String[] {task.metadata().getOrDefault(PREVIOUS_CATEGORY, "unknown"), meta});
-        }
-        if (task.correctionPrompt() != null) {
-            Matcher m = PROMPT_ERROR.matcher(task.correctionPrompt());
-            if (m.find() && !m.group(2).isBlank() && !m.group(2).strip().equals("unknown error")) {
-                return Optional.of(new String[] {m.group(1) == null ? "unknown" : m.group(1), m.group(2).strip()});
-            }
-        }
-        return Optional.empty();
+        return task.previousIssues().stream().filter(i -> !i.message().isBlank()).findFirst()
+                .map(i -> new String[] {i.category().wireName(), i.message()});
     }
 }

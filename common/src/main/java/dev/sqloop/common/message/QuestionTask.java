@@ -13,6 +13,8 @@ import java.util.Objects;
  *
  * @param attempt 1-based; only the repair worker increments it
  * @param timings milliseconds spent per stage, summed over attempts
+ * @param previousIssues what was wrong with the previous attempt's SQL ({@code previousSql}): kept so that a success
+ *                       after a repair still tells which error it fixed (the error→fix memory learns from it)
  */
 public record QuestionTask(
         int schemaVersion,
@@ -35,7 +37,8 @@ public record QuestionTask(
         Execution execution,
         TokenUsage usage,
         Map<String, Long> timings,
-        Map<String, String> metadata) implements Message {
+        Map<String, String> metadata,
+        List<Issue> previousIssues) implements Message {
 
     public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
@@ -52,6 +55,7 @@ public record QuestionTask(
         usage = usage == null ? TokenUsage.ZERO : usage;
         timings = timings == null ? Map.of() : Map.copyOf(timings);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        previousIssues = previousIssues == null ? List.of() : List.copyOf(previousIssues);
     }
 
     private static void requireText(String value, String name) {
@@ -62,7 +66,7 @@ public record QuestionTask(
     public static QuestionTask create(String questionId, String tenant, String datasource, String question,
                                       int maxAttempts, Instant submittedAt) {
         return new QuestionTask(CURRENT_SCHEMA_VERSION, questionId, tenant, null, datasource, question, 1, maxAttempts,
-                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null);
+                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     @Override
@@ -86,39 +90,39 @@ public record QuestionTask(
     public QuestionTask withBatch(String batchId, Instant deadline, Map<String, String> metadata) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata);
+                execution, usage, timings, metadata, previousIssues);
     }
 
     public QuestionTask withContext(List<Example> examples, LinkedSchema linkedSchema, NlConstraints constraints) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata);
+                execution, usage, timings, metadata, previousIssues);
     }
 
     /** The SQL of this attempt (from the LLM or a stored example), clearing the previous attempt's findings. */
     public QuestionTask withSql(String sql, TokenUsage spent) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), correctionPrompt,
-                null, usage.plus(spent), timings, metadata);
+                null, usage.plus(spent), timings, metadata, previousIssues);
     }
 
     public QuestionTask withIssues(List<Issue> issues) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata);
+                execution, usage, timings, metadata, previousIssues);
     }
 
     public QuestionTask withExecution(Execution execution) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata);
+                execution, usage, timings, metadata, previousIssues);
     }
 
     /** The next attempt: attempt+1, the failed SQL becomes {@code previousSql}, the correction prompt is set. */
     public QuestionTask nextAttempt(String correctionPrompt) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt + 1, maxAttempts,
-                submittedAt, deadline, examples, linkedSchema, constraints, null, sql, issues, correctionPrompt,
-                null, usage, timings, metadata);
+                submittedAt, deadline, examples, linkedSchema, constraints, null, sql, List.of(), correctionPrompt,
+                null, usage, timings, metadata, issues);
     }
 
     /** Adds time spent in a stage (summed over attempts). */
@@ -127,6 +131,6 @@ public record QuestionTask(
         t.merge(stage, millis, Long::sum);
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, t, metadata);
+                execution, usage, t, metadata, previousIssues);
     }
 }
