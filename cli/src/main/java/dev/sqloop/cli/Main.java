@@ -17,6 +17,10 @@ public final class Main {
               submit FILE.jsonl    submit a batch to a gateway and follow it
                     --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
               status ID [--batch]  a question's (or batch's) status from the gateway
+              run SERVICE          run one service alone, configured by SQLOOP_* environment variables:
+                    generator (generate+repair; SQLOOP_GENERATOR_WORKERS narrows) | repair | validator | executor | fewshot | gateway
+              seed FILE [--datasource NAME]
+                                   seed the example store (YAML cases, defog CSV or JSONL); idempotent
               help                 this text
             """;
 
@@ -49,12 +53,38 @@ public final class Main {
             case "bench" -> bench(rest);
             case "submit" -> SubmitCommand.run(new Args(rest));
             case "status" -> SubmitCommand.status(new Args(rest));
+            case "run" -> runService(rest);
+            case "seed" -> seed(new Args(rest));
             case "help", "--help", "-h" -> {
                 System.out.print(USAGE);
                 yield 0;
             }
             default -> throw new Args.UsageException("unknown command '" + command + "'\n" + USAGE);
         };
+    }
+
+    /** Each service is also runnable alone, for real deployments: the same Main its container would run. */
+    private static int runService(List<String> argv) throws Exception {
+        String service = argv.isEmpty() ? "" : argv.get(0);
+        String[] rest = argv.isEmpty() ? new String[0] : argv.subList(1, argv.size()).toArray(String[]::new);
+        switch (service) {
+            case "generator" -> dev.sqloop.generator.Main.main(rest);
+            case "repair" -> dev.sqloop.generator.Main.main(new String[] {"repair"});
+            case "validator" -> dev.sqloop.validator.Main.main(rest);
+            case "executor" -> dev.sqloop.executor.Main.main(rest);
+            case "fewshot" -> dev.sqloop.fewshot.Main.main(rest);
+            case "gateway" -> dev.sqloop.gateway.Main.main(rest);
+            default -> throw new Args.UsageException("run what? one of: generator, repair, validator, executor, fewshot, gateway");
+        }
+        return 0;
+    }
+
+    /** {@code ./sqloop seed FILE}: seeds the configured example store (SQLOOP_FEWSHOT_*), as the fewshot service reads it. */
+    private static int seed(Args args) throws Exception {
+        if (args.positional().isEmpty()) throw new Args.UsageException("seed needs a file: ./sqloop seed FILE [--datasource NAME]");
+        String[] argv = {"seed", args.positional().get(0), args.string("datasource", "default")};
+        dev.sqloop.fewshot.Main.main(argv);
+        return 0;
     }
 
     private static int bench(List<String> argv) throws Exception {

@@ -3,13 +3,13 @@ package dev.sqloop.executor;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.metrics.ManagementServer;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.ServiceHost;
 import dev.sqloop.common.runtime.StageRunner;
+import java.util.List;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,13 +28,6 @@ public final class Main {
         ExecuteStage stage = new ExecuteStage(config.datasources(), executor, Clock.systemUTC());
         StageRunner<QuestionTask> runner = KafkaClients.runner(stage, Topics.EXECUTE, config.kafka(), config.runner(), registry)
                 .closing(executor);
-        ManagementServer management = ManagementServer.start(config.managementHost(), config.managementPort(), registry,
-                runner::healthy, runner::ready);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            runner.close();
-            management.close();
-        }, "executor-shutdown"));
-        runner.start();
-        runner.awaitStopped(Duration.ofDays(3650));
+        ServiceHost.serve("executor-service", List.of(runner), registry, env);
     }
 }

@@ -4,9 +4,11 @@ import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
-import dev.sqloop.common.metrics.ManagementServer;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.datasource.Datasources;
+import dev.sqloop.common.datasource.ReadOnlyJdbc;
+import dev.sqloop.common.runtime.ServiceHost;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.fewshot.schema.JdbcSchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
@@ -47,7 +49,10 @@ public final class Main {
         KafkaSettings kafka = KafkaSettings.fromEnv(env);
         log.info("fewshot-service starting: {} {} settings={}", config, kafka, env.describe());
         PrometheusMeterRegistry registry = Metrics.newRegistry();
-        SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> connect(config, ds), config.schemaName()),
+        Datasources datasources = Datasources.fromEnv(env);
+        // The shared datasource settings first (read-only, same DuckDB settings as the executor); a schema-only URL otherwise.
+        SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> datasources.find(ds).isPresent()
+                ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds), config.schemaName()),
                 embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
         List<StageRunner<?>> runners = List.of(
                 KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, registry),
@@ -56,15 +61,7 @@ public final class Main {
                         Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),
                 KafkaClients.runner(new FeedbackStage(embedder, store, config, Clock.systemUTC()),
                         Topics.FEEDBACK, kafka, RunnerConfig.fromEnv(env, FeedbackStage.NAME), registry));
-        runners.forEach(StageRunner::start);
-        ManagementServer management = ManagementServer.start(env.string("SQLOOP_MANAGEMENT_HOST", "0.0.0.0"),
-                env.integer("SQLOOP_MANAGEMENT_PORT", 9404, 0, 65535), registry,
-                () -> runners.stream().allMatch(StageRunner::healthy), () -> runners.stream().allMatch(StageRunner::ready));
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
-            runners.forEach(StageRunner::close);
-            management.close();
-            store.close();
-        }));
+        ServiceHost.serve("fewshot-service", runners, registry, env, store);
     }
 
     static ExampleStore openStore(FewshotConfig config) {

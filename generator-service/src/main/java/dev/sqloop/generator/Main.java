@@ -4,9 +4,9 @@ import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
-import dev.sqloop.common.metrics.ManagementServer;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.ServiceHost;
 import dev.sqloop.common.runtime.StageRunner;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -29,7 +29,9 @@ public final class Main {
         EnvConfig env = new EnvConfig(System.getenv());
         GeneratorConfig config = GeneratorConfig.fromEnv(env);
         KafkaSettings kafka = KafkaSettings.fromEnv(env);
-        Set<String> workers = Set.of(env.string("SQLOOP_GENERATOR_WORKERS", "generate,repair").split("\\s*,\\s*"));
+        // "./sqloop run repair" passes the worker list as an argument; a deployment sets SQLOOP_GENERATOR_WORKERS
+        String workerList = args.length > 0 ? args[0] : env.string("SQLOOP_GENERATOR_WORKERS", "generate,repair");
+        Set<String> workers = Set.of(workerList.split("\\s*,\\s*"));
         log.info("generator-service starting: {} {} workers={} settings={}", config, kafka, workers, env.describe());
 
         PrometheusMeterRegistry registry = Metrics.newRegistry();
@@ -48,14 +50,6 @@ public final class Main {
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         if (runners.isEmpty()) throw new IllegalArgumentException("SQLOOP_GENERATOR_WORKERS names no worker (generate, repair)");
-        runners.forEach(StageRunner::start);
-
-        ManagementServer management = ManagementServer.start(env.string("SQLOOP_MANAGEMENT_HOST", "0.0.0.0"),
-                env.integer("SQLOOP_MANAGEMENT_PORT", 9404, 0, 65535), registry,
-                () -> runners.stream().allMatch(StageRunner::healthy), () -> runners.stream().allMatch(StageRunner::ready));
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
-            runners.forEach(StageRunner::close);
-            management.close();
-        }));
+        ServiceHost.serve("generator-service", runners, registry, env);
     }
 }
