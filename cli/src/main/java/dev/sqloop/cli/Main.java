@@ -14,6 +14,9 @@ public final class Main {
               test                 run every test (unit and integration, on real servers)
               bench runner         StageRunner throughput vs the ideal in_flight / latency
                     [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
+              bench validator [ROUNDS]     static-validation latency per parser family (p50/p99)
+              bench executor [ITERATIONS]  executor overhead over raw JDBC on DuckDB
+              bench retrieval [N] [Q]      embed + top-k search at 1k and N stored examples, schema linking
               submit FILE.jsonl    submit a batch to a gateway and follow it
                     --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
               status ID [--batch]  a question's (or batch's) status from the gateway
@@ -92,7 +95,19 @@ public final class Main {
         Args args = new Args(argv.isEmpty() ? List.of() : argv.subList(1, argv.size()));
         return switch (what) {
             case "runner" -> RunnerBenchmark.run(args);
-            default -> throw new Args.UsageException("bench what? one of: runner");
+            case "validator" -> {
+                dev.sqloop.validator.ValidationBenchmark.main(args.positional().toArray(String[]::new));
+                yield 0;
+            }
+            case "executor" -> {
+                dev.sqloop.executor.ExecutorBenchmark.main(args.positional().toArray(String[]::new));
+                yield 0;
+            }
+            case "retrieval" -> {
+                dev.sqloop.fewshot.RetrievalBenchmark.main(args.positional().toArray(String[]::new));
+                yield 0;
+            }
+            default -> throw new Args.UsageException("bench what? one of: runner, validator, executor, retrieval");
         };
     }
 }
