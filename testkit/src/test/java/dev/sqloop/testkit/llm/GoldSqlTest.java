@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import dev.sqloop.testkit.engines.DefogQuestions;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
@@ -19,14 +20,8 @@ class GoldSqlTest {
     @Test
     void shouldResolveSqlEvalAlternatives() {
         assertEquals("SELECT author.name, sum(x) AS t FROM author GROUP BY author.name ORDER BY t DESC",
-                GoldSql.resolve("SELECT {author.name, author.aid}, sum(x) AS t FROM author GROUP BY {} ORDER BY t DESC;SELECT 2"));
-        assertEquals("SELECT 'a;b' FROM t", GoldSql.resolve("SELECT 'a;b' FROM t;"));
-    }
-
-    @Test
-    void shouldParseQuotedCsv() {
-        List<List<String>> r = GoldSql.parseCsv("question,query\n\"Say \"\"hi\"\", twice\",\"SELECT 1,\n2\"\nq2,SELECT 3\n");
-        assertEquals(List.of(List.of("question", "query"), List.of("Say \"hi\", twice", "SELECT 1,\n2"), List.of("q2", "SELECT 3")), r);
+                DefogQuestions.firstAlternative("SELECT {author.name, author.aid}, sum(x) AS t FROM author GROUP BY {} ORDER BY t DESC;SELECT 2").strip());
+        assertEquals("SELECT 'a;b' FROM t", DefogQuestions.firstAlternative("SELECT 'a;b' FROM t;").strip());
     }
 
     @Test
