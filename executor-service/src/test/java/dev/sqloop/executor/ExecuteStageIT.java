@@ -77,7 +77,10 @@ class ExecuteStageIT {
                 assertTrue(bad.issues().get(0).candidates().contains("n_name"), bad.issues().toString());
                 assertEquals(ErrorCategory.READ_ONLY_VIOLATION, JsonCodec.decode(repairs.get("write"), QuestionTask.class).issues().get(0).category());
 
-                Map<String, byte[]> results = read(kafka, Topics.RESULTS, 2);
+                Map<String, byte[]> results = read(kafka, Topics.RESULTS, 3);
+                QuestionResult succeeded = JsonCodec.decode(results.get("ok"), QuestionResult.class);
+                assertEquals(QuestionResult.SUCCEEDED, succeeded.status(), "a success also writes the final result");
+                assertEquals(25, succeeded.execution().rowCount());
                 QuestionResult down = JsonCodec.decode(results.get("down"), QuestionResult.class);
                 assertEquals(Outcomes.WAREHOUSE_UNAVAILABLE, down.reason());
                 assertEquals(ErrorCategory.CONNECTION_ERROR, down.errorCategory());
