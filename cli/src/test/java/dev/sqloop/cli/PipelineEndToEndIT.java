@@ -37,8 +37,16 @@ class PipelineEndToEndIT {
         return s;
     }
 
+    /** Paraphrases of demo questions, asked after the batch: their prompts must carry the captured originals. */
+    private static final Map<String, String> PARAPHRASES = Map.of(
+            "How many urgent orders are there?", "Count the orders whose priority is urgent.",
+            "How many parts have a size greater than 40?", "Count the parts larger than size 40.",
+            "What is the average discount on line items?", "What is the mean line item discount?");
+
     private static SimulatedLlm oracle(DemoBatch batch) {
-        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), Demo.demoFaultMix(), "duckdb", 7), 7);
+        Map<String, String> gold = new java.util.LinkedHashMap<>(batch.goldByQuestion());
+        PARAPHRASES.forEach((original, paraphrase) -> gold.put(paraphrase, gold.get(original)));
+        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(gold, Demo.demoFaultMix(), "duckdb", 7), 7);
         llm.faults().latency(Latency.lognormal(Duration.ofMillis(100), 0.5));
         return llm;
     }
@@ -90,6 +98,24 @@ class PipelineEndToEndIT {
                 }
             }
             assertFalse(pipeline.llm().requestsMentioning("regenerate").isEmpty(), "corrections went back to the LLM over HTTP");
+
+            // Auto-capture: a success becomes an example in the prompt the LLM receives for a similar later question.
+            QuestionResult captured = results.stream().filter(r -> r.succeeded() && PARAPHRASES.containsKey(r.question()))
+                    .findFirst().orElseThrow(() -> new AssertionError("none of the paraphrased originals succeeded"));
+            String paraphrase = PARAPHRASES.get(captured.question());
+            JsonNode asked = client.postJson("/v1/questions", JsonCodec.encodeToString(Map.of("question", paraphrase, "datasource", "demo")), 202);
+            String askedId = asked.get("id").asText();
+            long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (System.nanoTime() < until && !Set.of("succeeded", "failed").contains(
+                    client.getPatiently("/v1/questions/" + askedId, Duration.ofSeconds(30)).get("status").asText())) {
+                Thread.sleep(200);
+            }
+            var firstPrompt = pipeline.llm().requests().stream().filter(r -> r.call().user().contains(paraphrase)).findFirst()
+                    .orElseThrow(() -> new AssertionError("the paraphrase never reached the LLM"));
+            String system = firstPrompt.call().system();
+            assertTrue(system.contains("## Similar Examples"), system);
+            assertTrue(system.contains("Q: " + captured.question()) && system.contains("SQL: " + captured.sql().strip()),
+                    "the captured pair is in the prompt the LLM received:\n" + system);
 
             // 1,000 questions as one batch through the HTTP API: every one reaches a final state.
             StringBuilder big = new StringBuilder();
