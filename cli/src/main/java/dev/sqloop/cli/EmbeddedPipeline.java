@@ -32,6 +32,7 @@ import dev.sqloop.generator.ErrorPatternRegistry;
 import dev.sqloop.generator.GenerateStage;
 import dev.sqloop.generator.GeneratorConfig;
 import dev.sqloop.generator.LangChainLlmClient;
+import dev.sqloop.generator.MemoryPastFixes;
 import dev.sqloop.generator.PastFixes;
 import dev.sqloop.generator.ProjectionContract;
 import dev.sqloop.generator.PromptBuilder;
@@ -112,10 +113,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
         ExampleStore store = LuceneExampleStore.open(fewshot.lucenePath());
         SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(datasources.get(ds)), fewshot.schemaName()),
                 embedder, SchemaLinker.Settings.DEFAULTS, clock);
-        ErrorFixMemory fixes = new ErrorFixMemory(embedder, store, fewshot.fixMinScore());
-        PastFixes pastFixes = (datasource, dialect, issue) -> fixes.similar(datasource, issue.message()).stream()
-                .map(s -> new PastFixes.PastFix(s.value().errorText(), s.value().failedSql(), s.value().fixedSql()))
-                .toList();
+        PastFixes pastFixes = new MemoryPastFixes(new ErrorFixMemory(embedder, store, fewshot.fixMinScore()));
 
         GeneratorConfig generator = GeneratorConfig.fromEnv(config);
         DialectLookup dialects = generator.dialectLookup();

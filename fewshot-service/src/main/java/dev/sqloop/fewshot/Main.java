@@ -64,7 +64,8 @@ public final class Main {
         ServiceHost.serve("fewshot-service", runners, registry, env, store);
     }
 
-    static ExampleStore openStore(FewshotConfig config) {
+    /** The configured store: Lucene on disk (one process only) or Qdrant (shared by every service). */
+    public static ExampleStore openStore(FewshotConfig config) {
         return config.store().equals("qdrant")
                 ? QdrantExampleStore.connect(config.qdrantHost(), config.qdrantPort(), config.qdrantApiKey(), config.qdrantTls(),
                         config.qdrantPrefix(), Embedder.DIMENSION)

@@ -7,6 +7,9 @@ import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.ServiceHost;
+import dev.sqloop.fewshot.Embedder;
+import dev.sqloop.fewshot.ErrorFixMemory;
+import dev.sqloop.fewshot.FewshotConfig;
 import dev.sqloop.common.runtime.StageRunner;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -44,12 +47,25 @@ public final class Main {
             runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
         }
         if (workers.contains(RepairStage.NAME)) {
-            CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE,
+            CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env),
                     CorrectionPromptBuilder.Evidence.INCLUDED);
             RepairStage repair = new RepairStage(dialects, prompts, registry, Clock.systemUTC());
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         if (runners.isEmpty()) throw new IllegalArgumentException("SQLOOP_GENERATOR_WORKERS names no worker (generate, repair)");
         ServiceHost.serve("generator-service", runners, registry, env);
+    }
+
+    /**
+     * Similar past fixes need the store the fewshot service writes error→fix pairs to. Only a shared store
+     * (Qdrant) can be read from another process; with the embedded Lucene store the prompt goes without them.
+     */
+    static PastFixes pastFixes(EnvConfig env) {
+        FewshotConfig fewshot = FewshotConfig.fromEnv(env);
+        if (!fewshot.store().equals("qdrant")) {
+            log.info("repair: no shared example store (SQLOOP_FEWSHOT_STORE=qdrant): correction prompts go without similar past fixes");
+            return PastFixes.NONE;
+        }
+        return new MemoryPastFixes(new ErrorFixMemory(new Embedder(), dev.sqloop.fewshot.Main.openStore(fewshot), fewshot.fixMinScore()));
     }
 }
