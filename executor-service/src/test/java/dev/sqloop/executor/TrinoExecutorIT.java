@@ -43,8 +43,29 @@ class TrinoExecutorIT {
         for (String warm : List.of("SELECT orderkey, orderdate, totalprice, orderstatus FROM orders ORDER BY orderkey",
                 "SELECT o.orderkey, count(*) FROM tpch.tiny.orders o JOIN tpch.tiny.lineitem l ON o.orderkey = l.orderkey GROUP BY 1",
                 "SELECT count(*) - count(*) FROM tpch.tiny.nation", "SELECT count(*) FROM system.runtime.queries")) {
-            assertInstanceOf(QueryRunner.Succeeded.class, executor.run(patient, warm), warm);
+            warmUp(patient, warm);
         }
+    }
+
+    /**
+     * The warm-up doubles as the readiness probe: /v1/info reports "starting: false" before the node is
+     * registered for scheduling, so a first query may still fail (no nodes available). Retry for 2 minutes.
+     */
+    private static void warmUp(DatasourceConfig on, String sql) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        QueryRunner.Result last;
+        do {
+            last = executor.run(on, sql);
+            if (last instanceof QueryRunner.Succeeded) return;
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        } while (System.nanoTime() < deadline);
+        QueryRunner.Result failed = last;
+        assertInstanceOf(QueryRunner.Succeeded.class, failed, () -> "Trino never ran the warm-up " + sql + ": " + failed);
     }
 
     @AfterAll
