@@ -30,6 +30,8 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] argv) {
+        // Lucene announces its SIMD setup through java.util.logging at INFO on every start: not for users.
+        java.util.logging.Logger.getLogger("org.apache.lucene").setLevel(java.util.logging.Level.WARNING);
         int code;
         try {
             code = run(Arrays.asList(argv));
