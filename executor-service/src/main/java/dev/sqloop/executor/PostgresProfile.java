@@ -2,6 +2,8 @@ package dev.sqloop.executor;
 
 import com.zaxxer.hikari.HikariConfig;
 import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.ReadOnlyJdbc;
+import java.util.Map;
 
 /**
  * PostgreSQL through pgjdbc. The role should itself be read-only (SELECT grants only); on top of that every
@@ -17,12 +19,13 @@ final class PostgresProfile implements EngineProfile {
         pool.setDriverClassName("org.postgresql.Driver");
         if (ds.user() != null) pool.setUsername(ds.user());
         if (ds.password() != null) pool.setPassword(ds.password());
-        ds.properties().forEach(pool::addDataSourceProperty);
         long timeoutMs = ds.queryTimeout().toMillis();
         long connectSeconds = Math.max(1, ds.connectTimeout().toSeconds());
-        // the server cancels one second after the driver would, so the driver's TIMEOUT normally wins
-        pool.addDataSourceProperty("options", "-c default_transaction_read_only=on -c statement_timeout=" + (timeoutMs + 1000));
-        pool.addDataSourceProperty("readOnlyMode", "always");
+        // read-only settings shared with every component (ReadOnlyJdbc); the server cancels one second after the
+        // driver would, so the driver's TIMEOUT normally wins
+        Map<String, String> props = ReadOnlyJdbc.driverProperties(ds);
+        props.merge("options", "-c statement_timeout=" + (timeoutMs + 1000), (a, b) -> a + " " + b);
+        props.forEach(pool::addDataSourceProperty);
         pool.addDataSourceProperty("connectTimeout", Long.toString(connectSeconds));
         pool.addDataSourceProperty("loginTimeout", Long.toString(connectSeconds));
         // a server that stops answering (SIGSTOP, network partition) must not hang a worker forever
