@@ -18,6 +18,12 @@ final class GatewayClient {
     private final String apiKey;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
+    /** From {@code --gateway}/{@code --api-key}, else {@code SQLOOP_GATEWAY_URL}/{@code SQLOOP_API_KEY}. */
+    static GatewayClient fromArgs(Args args) {
+        return new GatewayClient(args.string("gateway", System.getenv().getOrDefault("SQLOOP_GATEWAY_URL", "http://127.0.0.1:8080")),
+                args.string("api-key", System.getenv("SQLOOP_API_KEY")));
+    }
+
     GatewayClient(String base, String apiKey) {
         this.base = URI.create(base.endsWith("/") ? base : base + "/");
         this.apiKey = apiKey;

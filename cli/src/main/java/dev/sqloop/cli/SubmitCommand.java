@@ -23,8 +23,7 @@ final class SubmitCommand {
         if (args.positional().isEmpty()) throw new Args.UsageException("submit needs a JSONL file: ./sqloop submit FILE.jsonl --gateway URL");
         Path file = Path.of(args.positional().get(0));
         if (!Files.isRegularFile(file)) throw new Args.UsageException("no such file: " + file);
-        GatewayClient client = new GatewayClient(args.string("gateway", System.getenv().getOrDefault("SQLOOP_GATEWAY_URL", "http://127.0.0.1:8080")),
-                args.string("api-key", System.getenv("SQLOOP_API_KEY")));
+        GatewayClient client = GatewayClient.fromArgs(args);
         Path stateFile = file.resolveSibling(file.getFileName() + ".sqloop-batch");
         String batchId;
         if (Files.exists(stateFile) && !args.flag("resubmit")) {
@@ -79,9 +78,11 @@ final class SubmitCommand {
         Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".sqloop-results", ".tmp");
         long lines = 0;
         try (InputStream in = client.stream("/v1/batches/" + batchId + "/results"); OutputStream out = Files.newOutputStream(tmp)) {
-            byte[] buf = in.readAllBytes();
-            for (byte b : buf) if (b == '\n') lines++;
-            out.write(buf);
+            byte[] buf = new byte[64 * 1024]; // streamed: a batch of 100k results never sits in memory whole
+            for (int n; (n = in.read(buf)) > 0; ) {
+                for (int i = 0; i < n; i++) if (buf[i] == '\n') lines++;
+                out.write(buf, 0, n);
+            }
         }
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return lines;
@@ -90,8 +91,7 @@ final class SubmitCommand {
     /** {@code ./sqloop status ID}: a question's or a batch's status as JSON. */
     static int status(Args args) throws IOException, InterruptedException {
         if (args.positional().isEmpty()) throw new Args.UsageException("status needs an id: ./sqloop status ID [--batch]");
-        GatewayClient client = new GatewayClient(args.string("gateway", System.getenv().getOrDefault("SQLOOP_GATEWAY_URL", "http://127.0.0.1:8080")),
-                args.string("api-key", System.getenv("SQLOOP_API_KEY")));
+        GatewayClient client = GatewayClient.fromArgs(args);
         String id = args.positional().get(0);
         String path = args.flag("batch") ? "/v1/batches/" + id : "/v1/questions/" + id;
         System.out.println(client.get(path).toPrettyString());

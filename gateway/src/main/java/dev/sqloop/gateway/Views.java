@@ -26,24 +26,11 @@ final class Views {
         }
     }
 
-    /** Every attempt event of a question, oldest first (capped). */
-    record Trace(List<AttemptEvent> events) {
-        static final int MAX_EVENTS = 200;
-
-        Trace {
-            events = events == null ? List.of() : List.copyOf(events);
-        }
-
-        Trace plus(AttemptEvent e) {
-            List<AttemptEvent> all = new ArrayList<>(events);
-            all.add(e);
-            if (all.size() > MAX_EVENTS) all = all.subList(all.size() - MAX_EVENTS, all.size());
-            return new Trace(all);
-        }
-    }
-
     /** Everything known of one question: its submission, its trace so far, and its final result once there. */
     record QuestionState(Submission submission, QuestionResult result, List<AttemptEvent> events) {
+        /** A question's trace keeps its newest events; a few attempts make a few dozen. */
+        static final int MAX_EVENTS = 200;
+
         QuestionState {
             events = events == null ? List.of() : List.copyOf(events);
         }
@@ -54,8 +41,14 @@ final class Views {
             return switch (u) {
                 case Update.Submitted s -> new QuestionState(submission == null ? s.submission() : submission, result, events);
                 case Update.Finished f -> new QuestionState(submission, f.result(), events);
-                case Update.Event e -> new QuestionState(submission, result, new Trace(events).plus(e.event()).events());
+                case Update.Event e -> new QuestionState(submission, result, append(events, e.event()));
             };
+        }
+
+        private static List<AttemptEvent> append(List<AttemptEvent> events, AttemptEvent e) {
+            List<AttemptEvent> all = new ArrayList<>(events);
+            all.add(e);
+            return all.size() > MAX_EVENTS ? all.subList(all.size() - MAX_EVENTS, all.size()) : all;
         }
 
         @JsonIgnore

@@ -1,6 +1,5 @@
 package dev.sqloop.testkit;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,9 +64,5 @@ public final class ForkedJvm implements AutoCloseable {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         }
-    }
-
-    static String classpathSeparator() {
-        return File.pathSeparator;
     }
 }
