@@ -84,6 +84,9 @@ final class ResultsView implements AutoCloseable {
         // Undecodable records are skipped here; the stages dead-letter them at their source.
         p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
                 org.apache.kafka.streams.errors.LogAndContinueExceptionHandler.class);
+        // The examples global table: the same (default, fail) processing handler as the rest; the 5.0 default, and
+        // leaving it unset logs a warning on every start.
+        p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         p.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
         // A batch that failed half way was aborted: it must not show up as submitted.
         p.put(StreamsConfig.consumerPrefix("isolation.level"), "read_committed");
