@@ -336,6 +336,38 @@ class ExamplesApiIT {
         assertEquals(1, stored, "one example in the store");
     }
 
+    @Test
+    void shouldAddListAndDeleteFromTheCommandLine() throws Exception {
+        String url = "http://127.0.0.1:" + gateway.port();
+        String added = cli("examples", "add", "--gateway", url, "--api-key", KEY_A, "--datasource", "demo",
+                "--question", "How many line items were returned?", "--sql", "SELECT count(*) FROM lineitem WHERE l_returnflag = 'R'",
+                "--tags", "returns,lineitem");
+        assertTrue(added.startsWith("accepted: "), added);
+        String id = added.substring("accepted: ".length()).strip();
+        JsonNode listed = awaitListed(gateway, "?tag=returns", KEY_A, id);
+        assertEquals(List.of("returns", "lineitem"), JsonCodec.mapper().convertValue(listed.get("tags"), List.class));
+        String list = cli("examples", "list", "--gateway", url, "--api-key", KEY_A, "--tag", "returns");
+        assertTrue(list.contains(id) && list.contains("l_returnflag") && list.contains("1 example(s)"), list);
+        assertTrue(cli("examples", "delete", id, "--gateway", url, "--api-key", KEY_A).contains(id));
+        awaitStatus(gateway, "/v1/examples/" + id, KEY_A, 404);
+        Args.UsageException refused = org.junit.jupiter.api.Assertions.assertThrows(Args.UsageException.class, () -> cli("examples", "add",
+                "--gateway", url, "--api-key", KEY_A, "--datasource", "demo", "--question", "q", "--sql", "DROP TABLE orders"));
+        assertTrue(refused.getMessage().contains("400") && refused.getMessage().contains("read-only"), refused.getMessage());
+    }
+
+    /** Runs a {@code sqloop} subcommand in this JVM and returns what it printed. */
+    private static String cli(String... argv) throws Exception {
+        java.io.PrintStream original = System.out;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, Main.run(List.of(argv)));
+        } finally {
+            System.setOut(original);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static HttpResponse<String> send(Gateway g, String method, String path, String key, String type, String body) throws Exception {
