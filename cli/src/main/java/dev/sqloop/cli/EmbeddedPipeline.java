@@ -15,8 +15,10 @@ import dev.sqloop.executor.ReadOnlyExecutor;
 import dev.sqloop.fewshot.CaptureStage;
 import dev.sqloop.fewshot.ConstraintExtractor;
 import dev.sqloop.fewshot.Embedder;
+import dev.sqloop.fewshot.ExampleCommandStage;
 import dev.sqloop.fewshot.ErrorFixMemory;
 import dev.sqloop.fewshot.ExampleSeeder;
+import dev.sqloop.fewshot.ExampleTopic;
 import dev.sqloop.fewshot.FeedbackStage;
 import dev.sqloop.fewshot.FewshotConfig;
 import dev.sqloop.fewshot.RetrieveExamplesStage;
@@ -132,6 +134,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
         runners.add(runner(new RepairStage(dialects, prompts, registry, clock), Topics.REPAIR_FEEDBACK, kafka, config, registry));
         runners.add(runner(new CaptureStage(embedder, store, fewshot, clock), Topics.SUCCESS, kafka, config, registry));
         runners.add(runner(new FeedbackStage(embedder, store, fewshot, clock), Topics.FEEDBACK, kafka, config, registry));
+        runners.add(runner(new ExampleCommandStage(embedder, store, fewshot, clock), Topics.EXAMPLE_COMMANDS, kafka, config, registry));
+        // as the fewshot service does at start: a work dir reused from an earlier run lists its examples again
+        ExampleTopic.sync(store, kafka, Duration.ofSeconds(60));
         runners.forEach(StageRunner::start);
 
         Gateway gateway = Gateway.start(GatewayConfig.fromEnv(config), registry, Duration.ofSeconds(120));
@@ -168,9 +173,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return env;
     }
 
-    /** Seeds examples (YAML, CSV or JSONL) for {@code datasource}; idempotent. */
+    /** Seeds examples (YAML, CSV or JSONL) for {@code datasource} and publishes them on {@code examples}; idempotent. */
     public ExampleSeeder.Report seed(Path file, String datasource, String dialect) throws java.io.IOException {
-        return new ExampleSeeder(embedder, store, Clock.systemUTC()).seed(file, datasource, dialect);
+        ExampleSeeder.Report report = new ExampleSeeder(embedder, store, Clock.systemUTC()).seed(file, datasource, dialect);
+        ExampleTopic.sync(store, KafkaSettings.fromEnv(new EnvConfig(env)), Duration.ofSeconds(60));
+        return report;
     }
 
     @Override

@@ -42,9 +42,13 @@ final class GatewayClient {
         return expect(send(req, HttpResponse.BodyHandlers.ofString()), 202);
     }
 
-    JsonNode postJson(String path, String json, int expected) throws IOException, InterruptedException {
+    JsonNode postJson(String path, String json, int... expected) throws IOException, InterruptedException {
         HttpRequest req = request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build();
         return expect(send(req, HttpResponse.BodyHandlers.ofString()), expected);
+    }
+
+    JsonNode delete(String path, int expected) throws IOException, InterruptedException {
+        return expect(send(request(path).DELETE().build(), HttpResponse.BodyHandlers.ofString()), expected);
     }
 
     JsonNode get(String path) throws IOException, InterruptedException {
@@ -83,8 +87,8 @@ final class GatewayClient {
         }
     }
 
-    private static JsonNode expect(HttpResponse<String> r, int expected) throws IOException {
-        if (r.statusCode() != expected) {
+    private static JsonNode expect(HttpResponse<String> r, int... expected) throws IOException {
+        if (java.util.Arrays.stream(expected).noneMatch(s -> s == r.statusCode())) {
             String reason = r.body();
             try {
                 JsonNode err = JsonCodec.mapper().readTree(r.body());

@@ -24,6 +24,10 @@ public final class Main {
                     generator (generate+repair; SQLOOP_GENERATOR_WORKERS narrows) | repair | validator | executor | fewshot | gateway
               seed FILE [--datasource NAME]
                                    seed the example store (YAML cases, defog CSV or JSONL); idempotent
+              examples list|add|delete   the gateway's few-shot examples
+                    list [--datasource D] [--source seed|auto|manual] [--q TEXT] [--prefix P] [--tag T] [--limit N] [--cursor C]
+                    add --datasource D --question Q --sql SQL [--notes N] [--tags a,b]
+                    delete ID          (all take --gateway URL [--api-key K])
               help                 this text
             """;
 
@@ -60,6 +64,7 @@ public final class Main {
             case "status" -> SubmitCommand.status(new Args(rest));
             case "run" -> runService(rest);
             case "seed" -> seed(new Args(rest));
+            case "examples" -> ExamplesCommand.run(new Args(rest));
             case "help", "--help", "-h" -> {
                 System.out.print(USAGE);
                 yield 0;

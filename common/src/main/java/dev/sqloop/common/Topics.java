@@ -16,6 +16,13 @@ public final class Topics {
     public static final String DLQ = "dlq";
     /** Batch manifests (id, tenant, size), compacted: the gateway's batch progress reads them. */
     public static final String BATCHES = "batches";
+    /**
+     * Every example in the few-shot store, compacted, keyed by example id; a tombstone when one is deleted. Only the
+     * fewshot service writes it (after its store write); the gateway reads it into a global table for {@code /v1/examples}.
+     */
+    public static final String EXAMPLES = "examples";
+    /** Curators' example commands from the gateway ({@code POST/DELETE /v1/examples}), applied by the fewshot service. */
+    public static final String EXAMPLE_COMMANDS = "example-commands";
 
     /** A topic and how it is created: partitions, and whether it is compacted (latest value per key). */
     public record Spec(String name, int partitions, boolean compacted) {}
@@ -35,6 +42,8 @@ public final class Topics {
             new Spec(EVENTS, 6, false),
             new Spec(FEEDBACK, 1, false),
             new Spec(BATCHES, 6, true),
+            new Spec(EXAMPLES, 6, true),
+            new Spec(EXAMPLE_COMMANDS, 1, false),
             new Spec(DLQ, 1, false));
 
     private Topics() {}

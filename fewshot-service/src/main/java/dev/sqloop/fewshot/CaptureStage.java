@@ -9,6 +9,7 @@ import dev.sqloop.fewshot.store.ErrorFix;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -18,6 +19,7 @@ import java.util.Optional;
  *
  * <p>The success message does not carry the failed attempt's issues ({@code withSql} clears them); the failed SQL
  * is {@code previousSql}, and the error is the previous attempt's first issue ({@code previousIssues}).
+ * A captured example is published on {@code examples}, owned by the tenant whose question it answered.
  */
 public final class CaptureStage implements Stage<QuestionTask> {
     public static final String NAME = "capture";
@@ -55,15 +57,15 @@ public final class CaptureStage implements Stage<QuestionTask> {
         String dialect = task.metadata().getOrDefault(DIALECT, config.defaultDialect());
         Optional<StoredExample> existing = store.find(task.datasource(), task.question());
         boolean curated = existing.map(e -> !StoredExample.AUTO.equals(e.source())).orElse(false);
-        if (!curated) {
-            store.upsert(new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,
-                    clock.instant()), embedder.embed(task.question()));
-        }
+        StoredExample captured = new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,
+                clock.instant(), task.tenant(), null, List.of());
+        if (!curated) store.upsert(captured, embedder.embed(task.question()));
         boolean fixed = task.attempt() > 1 && task.previousSql() != null && !task.previousSql().equals(task.sql());
         Optional<String[]> error = fixed ? previousError(task) : Optional.empty();
         error.ifPresent(e -> store.upsertFix(new ErrorFix(task.datasource(), e[1], e[0], task.previousSql(), task.sql(),
                 dialect, task.question(), clock.instant()), embedder.embed(e[1])));
-        return Outcome.drop((curated ? "curated example kept" : "captured") + (error.isPresent() ? " with error-fix pair" : ""));
+        String what = error.isPresent() ? " with error-fix pair" : "";
+        return curated ? Outcome.drop("curated example kept" + what) : ExampleTopic.published("captured", captured);
     }
 
     /** {category, error text} of the attempt before the successful one: the issues the repair was made for. */

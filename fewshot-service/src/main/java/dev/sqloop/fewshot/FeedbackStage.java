@@ -7,11 +7,13 @@ import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
 import java.time.Clock;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * Curators' commands on {@code feedback}: {@code save} stores the question→SQL now (and lifts a wrong mark),
  * {@code unsave} deletes it, {@code mark-wrong} deletes it and keeps auto-capture away from the question for good.
+ * Each change is published on {@code examples} (a tombstone for a deletion).
  */
 public final class FeedbackStage implements Stage<FeedbackCommand> {
     public static final String NAME = "feedback";
@@ -44,15 +46,19 @@ public final class FeedbackStage implements Stage<FeedbackCommand> {
         return switch (c.action().toLowerCase(Locale.ROOT)) {
             case "save" -> {
                 if (blank(c.sql())) yield Outcome.drop("save needs sql");
+                StoredExample saved = new StoredExample(c.datasource(), c.question(), c.sql(), config.defaultDialect(),
+                        StoredExample.MANUAL, clock.instant(), c.tenant(), null, List.of());
                 store.clearWrong(c.datasource(), c.question());
-                store.upsert(new StoredExample(c.datasource(), c.question(), c.sql(), config.defaultDialect(),
-                        StoredExample.MANUAL, clock.instant()), embedder.embed(c.question()));
-                yield Outcome.drop("saved");
+                store.upsert(saved, embedder.embed(c.question()));
+                yield ExampleTopic.published("saved", saved);
             }
-            case "unsave" -> Outcome.drop(store.delete(c.datasource(), c.question()) ? "unsaved" : "nothing to unsave");
+            case "unsave" -> {
+                store.delete(c.datasource(), c.question());
+                yield ExampleTopic.removed("unsaved", c.datasource(), c.question());
+            }
             case "mark-wrong", "mark_wrong" -> {
                 store.markWrong(c.datasource(), c.question());
-                yield Outcome.drop("marked wrong");
+                yield ExampleTopic.removed("marked_wrong", c.datasource(), c.question());
             }
             default -> Outcome.drop("unknown feedback action '" + c.action() + "'");
         };

@@ -25,11 +25,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wires the few-shot service: config → embedder, store, schema linker → the retrieve-examples, capture and
- * feedback stages → their runners → the management server. {@code seed FILE [DATASOURCE]} seeds and exits.
+ * Wires the few-shot service: config → embedder, store, schema linker → the retrieve-examples, capture,
+ * feedback and example-command stages → their runners → the management server, after publishing the store's
+ * examples the {@code examples} topic lacks. {@code seed FILE [DATASOURCE]} seeds (and publishes when a broker is
+ * configured) and exits.
  */
 public final class Main {
     private static final Logger log = LoggerFactory.getLogger(Main.class);
+    private static final java.time.Duration SYNC_TIMEOUT = java.time.Duration.ofMinutes(2);
 
     private Main() {}
 
@@ -43,11 +46,22 @@ public final class Main {
                 ExampleSeeder.Report r = new ExampleSeeder(embedder, store, Clock.systemUTC())
                         .seed(Path.of(args[1]), args.length > 2 ? args[2] : "default", config.defaultDialect());
                 System.out.printf("read %d, seeded %d, skipped %d; %d examples stored%n", r.read(), r.seeded(), r.skipped(), store.count());
+                if (env.raw().containsKey(KafkaSettings.BOOTSTRAP)) {
+                    ExampleTopic.SyncReport p = ExampleTopic.sync(store, KafkaSettings.fromEnv(env), SYNC_TIMEOUT);
+                    System.out.printf("published %d changed examples on topic %s%n", p.published(), Topics.EXAMPLES);
+                } else {
+                    System.out.printf("%s not set: the fewshot service publishes them on topic %s when it starts%n",
+                            KafkaSettings.BOOTSTRAP, Topics.EXAMPLES);
+                }
             }
             return;
         }
         KafkaSettings kafka = KafkaSettings.fromEnv(env);
         log.info("fewshot-service starting: {} {} settings={}", config, kafka, env.describe());
+        KafkaClients.ensureTopics(kafka, Topics.ALL, SYNC_TIMEOUT);
+        // before the workers start: examples seeded while the service was down reach the gateway's listing
+        ExampleTopic.SyncReport sync = ExampleTopic.sync(store, kafka, SYNC_TIMEOUT);
+        log.info("examples topic synced with the store: {} stored, {} published, {} removed", sync.stored(), sync.published(), sync.removed());
         PrometheusMeterRegistry registry = Metrics.newRegistry();
         Datasources datasources = Datasources.fromEnv(env);
         // The shared datasource settings first (read-only, same DuckDB settings as the executor); a schema-only URL otherwise.
@@ -60,7 +74,9 @@ public final class Main {
                 KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()),
                         Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),
                 KafkaClients.runner(new FeedbackStage(embedder, store, config, Clock.systemUTC()),
-                        Topics.FEEDBACK, kafka, RunnerConfig.fromEnv(env, FeedbackStage.NAME), registry));
+                        Topics.FEEDBACK, kafka, RunnerConfig.fromEnv(env, FeedbackStage.NAME), registry),
+                KafkaClients.runner(new ExampleCommandStage(embedder, store, config, Clock.systemUTC()),
+                        Topics.EXAMPLE_COMMANDS, kafka, RunnerConfig.fromEnv(env, ExampleCommandStage.NAME), registry));
         ServiceHost.serve("fewshot-service", runners, registry, env, store);
     }
 

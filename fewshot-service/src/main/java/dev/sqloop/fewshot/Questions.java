@@ -1,10 +1,9 @@
 package dev.sqloop.fewshot;
 
+import dev.sqloop.common.message.ExampleIds;
 import java.nio.charset.StandardCharsets;
-import java.text.Normalizer;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
-import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -13,22 +12,14 @@ import java.util.stream.Collectors;
 public final class Questions {
     private Questions() {}
 
-    /** Lower case, accents and punctuation removed, whitespace collapsed: "How many  Orders?" → "how many orders". */
+    /** Lower case, accents and punctuation removed, whitespace collapsed (the gateway derives ids the same way). */
     public static String normalize(String question) {
-        if (question == null) return "";
-        String s = Normalizer.normalize(question, Normalizer.Form.NFKD).replaceAll("\\p{M}+", "");
-        s = s.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}_%.'-]+", " ");
-        // a full stop ends sentences but also sits inside numbers (2.5) and names: drop only the trailing ones
-        s = s.replaceAll("[.'-]+(\\s|$)", " ");
-        return s.replaceAll("\\s+", " ").strip();
+        return ExampleIds.normalize(question);
     }
 
-    /**
-     * The point id of a question in a datasource. A UUID because Qdrant accepts only UUIDs or integers; derived
-     * from the normalized question, so upserting the same question again replaces the example.
-     */
+    /** The point id of a question in a datasource: upserting the same question again replaces the example. */
     public static UUID exampleId(String datasource, String question) {
-        return UUID.nameUUIDFromBytes(("example\u0000" + datasource + "\u0000" + normalize(question)).getBytes(StandardCharsets.UTF_8));
+        return ExampleIds.of(datasource, question);
     }
 
     /** The id of an error→fix pair: the same error fixed the same way is stored once. */

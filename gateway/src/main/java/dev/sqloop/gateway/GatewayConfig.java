@@ -7,8 +7,11 @@ import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.Dialect;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The gateway's settings.
@@ -16,14 +19,17 @@ import java.util.Map;
  * @param apiKeys API key → tenant; empty means authentication is off and every caller is tenant {@code default}
  * @param datasources datasource name → dialect, from {@code SQLOOP_DATASOURCE_<NAME>_DIALECT}: what a question may target
  * @param advertisedUrl how other gateway instances reach this one (for forwarding interactive queries)
+ * @param curators tenants that may replace or delete any example (seeds, other tenants'); others change only their own
  */
 public record GatewayConfig(KafkaSettings kafka, String host, int port, String advertisedUrl, Map<String, String> apiKeys,
                             Map<String, Dialect> datasources, int maxQuestionChars, int maxBatchSize, int defaultMaxAttempts,
-                            int maxAttemptsLimit, Duration questionTimeout, String applicationId, Path stateDir) {
+                            int maxAttemptsLimit, Duration questionTimeout, String applicationId, Path stateDir,
+                            Set<String> curators, int maxSqlChars) {
 
     public GatewayConfig {
         apiKeys = Map.copyOf(apiKeys);
         datasources = Map.copyOf(datasources);
+        curators = Set.copyOf(curators);
         if (datasources.isEmpty()) {
             throw new ConfigException("no datasource configured: set SQLOOP_DATASOURCE_<NAME>_DIALECT for each datasource questions may target");
         }
@@ -45,7 +51,15 @@ public record GatewayConfig(KafkaSettings kafka, String host, int port, String a
                 env.integer("SQLOOP_GATEWAY_MAX_ATTEMPTS_LIMIT", 10, 1, 100),
                 env.duration("SQLOOP_QUESTION_TIMEOUT", Duration.ofHours(1)),
                 env.string("SQLOOP_GATEWAY_APPLICATION_ID", "sqloop-gateway"),
-                Path.of(env.string("SQLOOP_GATEWAY_STATE_DIR", System.getProperty("java.io.tmpdir") + "/sqloop-gateway-state")));
+                Path.of(env.string("SQLOOP_GATEWAY_STATE_DIR", System.getProperty("java.io.tmpdir") + "/sqloop-gateway-state")),
+                Arrays.stream(env.string("SQLOOP_GATEWAY_CURATORS", "").split(",")).map(String::strip).filter(t -> !t.isEmpty())
+                        .collect(Collectors.toSet()),
+                env.integer("SQLOOP_GATEWAY_MAX_SQL_CHARS", 20_000, 1, 1_000_000));
+    }
+
+    /** With authentication off there is one tenant, and it curates. */
+    public boolean isCurator(String tenant) {
+        return apiKeys.isEmpty() || curators.contains(tenant);
     }
 
     /** {@code key1:tenantA,key2:tenantB}. */
@@ -66,6 +80,6 @@ public record GatewayConfig(KafkaSettings kafka, String host, int port, String a
     @Override
     public String toString() {
         return "GatewayConfig[kafka=" + kafka + ", listen=" + host + ":" + port + ", advertised=" + advertisedUrl
-                + ", apiKeys=" + apiKeys.size() + " (masked), datasources=" + datasources.keySet() + ", maxBatch=" + maxBatchSize + "]";
+                + ", apiKeys=" + apiKeys.size() + " (masked), datasources=" + datasources.keySet() + ", maxBatch=" + maxBatchSize + ", curators=" + curators + "]";
     }
 }

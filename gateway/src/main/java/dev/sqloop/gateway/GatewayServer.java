@@ -40,7 +40,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP API: submit questions and batches, poll status and traces, stream a batch's results, feedback.
+ * The HTTP API: submit questions and batches, poll status and traces, stream a batch's results, feedback, and
+ * the few-shot examples ({@link ExampleEndpoints}).
  * Every input is validated and refused with a 4xx JSON body {@code {error, message, field|line}}; a refused
  * request enqueues nothing. API keys map to tenants; another tenant's ids answer 404.
  */
@@ -92,6 +93,7 @@ public final class GatewayServer implements AutoCloseable {
         app.get("/v1/batches/{id}", this::getBatch);
         app.get("/v1/batches/{id}/results", this::streamBatchResults);
         app.get("/v1/datasources", ctx -> ctx.json(Map.of("datasources", datasourceList())));
+        new ExampleEndpoints(config, submitter, view, registry).register(app);
     }
 
     public GatewayServer start() {
@@ -121,7 +123,7 @@ public final class GatewayServer implements AutoCloseable {
         ctx.attribute(TENANT, tenant);
     }
 
-    private static String tenant(Context ctx) {
+    static String tenant(Context ctx) {
         return ctx.attribute(TENANT);
     }
 
@@ -342,16 +344,16 @@ public final class GatewayServer implements AutoCloseable {
         return (semi < 0 ? type : type.substring(0, semi)).trim().toLowerCase(Locale.ROOT);
     }
 
-    private static void requireJson(Context ctx, String expected) {
+    static void requireJson(Context ctx, String expected) {
         if (!expected.equals(mediaType(ctx))) {
             throw new ApiError(415, "unsupported_media_type", "Content-Type must be " + expected, null, null);
         }
     }
 
-    private JsonNode parseJson(String body) {
+    static JsonNode parseJson(String body) {
         if (body == null || body.isBlank()) throw ApiError.badRequest("the request body is empty", null);
         try {
-            return mapper.readTree(body);
+            return JsonCodec.mapper().readTree(body);
         } catch (JsonProcessingException e) {
             throw ApiError.badRequest("invalid JSON: " + e.getOriginalMessage(), null);
         }

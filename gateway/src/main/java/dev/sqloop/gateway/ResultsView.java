@@ -3,6 +3,7 @@ package dev.sqloop.gateway;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.BatchManifest;
+import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.gateway.Views.BatchProgress;
@@ -50,12 +51,15 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  *   <li>{@code batch-status}: per batch id, the manifest joined with counts by status and reason;</li>
  *   <li>{@code results-by-batch}: {@code batchId|questionId} → result, partitioned by batch id, for streaming
  *       a batch's results with a prefix scan on one instance.</li>
+ *   <li>{@code examples}: a global table of the {@code examples} topic, whole on every instance (a few hundred bytes
+ *       per example), so any instance lists and pages through them without forwarding.</li>
  * </ul>
  */
 final class ResultsView implements AutoCloseable {
     static final String QUESTIONS = "questions";
     static final String BATCH_STATUS = "batch-status";
     static final String RESULTS_BY_BATCH = "results-by-batch";
+    static final String EXAMPLES = "examples";
     private static final String BATCH_SEPARATOR = "|";
 
     /** Partitions {@code batchId|questionId} keys like the default partitioner would partition the batch id. */
@@ -80,6 +84,9 @@ final class ResultsView implements AutoCloseable {
         // Undecodable records are skipped here; the stages dead-letter them at their source.
         p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
                 org.apache.kafka.streams.errors.LogAndContinueExceptionHandler.class);
+        // The examples global table: the same (default, fail) processing handler as the rest; the 5.0 default, and
+        // leaving it unset logs a warning on every start.
+        p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         p.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
         // A batch that failed half way was aborted: it must not show up as submitted.
         p.put(StreamsConfig.consumerPrefix("isolation.level"), "read_committed");
@@ -129,6 +136,9 @@ final class ResultsView implements AutoCloseable {
         manifests.leftJoin(progress, BatchStatus::new,
                 Materialized.<String, BatchStatus, KeyValueStore<Bytes, byte[]>>as(BATCH_STATUS)
                         .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(BatchStatus.class)));
+        b.globalTable(Topics.EXAMPLES, Consumed.with(Serdes.String(), new JsonSerde<>(ExampleRecord.class)),
+                Materialized.<String, ExampleRecord, KeyValueStore<Bytes, byte[]>>as(EXAMPLES)
+                        .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(ExampleRecord.class)));
         return b.build();
     }
 
@@ -175,6 +185,29 @@ final class ResultsView implements AutoCloseable {
     KeyValueIterator<String, QuestionResult> batchResults(String batchId) {
         return whileAvailable(() -> this.<QuestionResult>store(RESULTS_BY_BATCH)
                 .prefixScan(batchId + BATCH_SEPARATOR, Serdes.String().serializer()));
+    }
+
+    Optional<ExampleRecord> example(String id) {
+        return get(EXAMPLES, id);
+    }
+
+    /** One page of examples in id order, starting at the query's cursor; read from this instance's global table. */
+    ExampleQuery.Page examples(ExampleQuery query) {
+        return whileAvailable(() -> {
+            try (KeyValueIterator<String, ExampleRecord> it = query.cursor() == null
+                    ? this.<ExampleRecord>store(EXAMPLES).all()
+                    : this.<ExampleRecord>store(EXAMPLES).range(query.cursor(), null)) {
+                return query.page(new java.util.Iterator<>() {
+                    public boolean hasNext() {
+                        return it.hasNext();
+                    }
+
+                    public ExampleRecord next() {
+                        return it.next().value;
+                    }
+                });
+            }
+        });
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(String name) {

@@ -4,6 +4,7 @@ import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.SqloopHeaders;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.BatchManifest;
+import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.message.FeedbackCommand;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionTask;
@@ -24,7 +25,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
-/** Turns validated requests into records on {@code retrieve-examples} (and batch manifests, feedback). */
+/** Turns validated requests into records on {@code retrieve-examples} (and batch manifests, feedback, example commands). */
 final class Submitter {
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(30);
 
@@ -106,6 +107,10 @@ final class Submitter {
 
     void submitFeedback(FeedbackCommand command) {
         send(List.of(command), Topics.FEEDBACK);
+    }
+
+    void submitExampleCommand(ExampleCommand command) {
+        send(List.of(command), Topics.EXAMPLE_COMMANDS);
     }
 
     Instant now() {

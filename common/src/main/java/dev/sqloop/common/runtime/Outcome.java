@@ -4,6 +4,7 @@ import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.message.Tombstone;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,6 +44,11 @@ public sealed interface Outcome permits Outcome.Send, Outcome.Drop {
 
     static Send finish(QuestionResult result) {
         return new Send("final", List.of(new Emission(Topics.RESULTS, result)));
+    }
+
+    /** Deletes {@code key} from a compacted topic: a record with a null value (see {@link Tombstone}). */
+    static Send tombstone(String kind, String topic, String key) {
+        return new Send(kind, List.of(new Emission(topic, new Tombstone(key))));
     }
 
     static Drop drop(String reason) {

@@ -5,6 +5,7 @@ import dev.sqloop.common.SqloopHeaders;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.message.Tombstone;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -522,7 +523,9 @@ public final class StageRunner<I> implements AutoCloseable {
             RecordHeaders recordHeaders = new RecordHeaders();
             headers.forEach((k, v) -> recordHeaders.add(k, v.getBytes(StandardCharsets.UTF_8)));
             byte[] key = message.key() == null ? null : message.key().getBytes(StandardCharsets.UTF_8);
-            out.add(new ProducerRecord<>(emission.topic(), null, key, JsonCodec.encode(message), recordHeaders));
+            // the one place a null value is produced: a deletion on a compacted topic
+            byte[] value = message instanceof Tombstone ? null : JsonCodec.encode(message);
+            out.add(new ProducerRecord<>(emission.topic(), null, key, value, recordHeaders));
         }
         return out;
     }

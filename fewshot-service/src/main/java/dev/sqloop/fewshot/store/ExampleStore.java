@@ -29,6 +29,9 @@ public interface ExampleStore extends AutoCloseable {
 
     long count();
 
+    /** Every stored example, in no particular order (publishing the store's content; not for the request path). */
+    void forEachExample(java.util.function.Consumer<StoredExample> action);
+
     /** Inserts or replaces an error→fix pair (same datasource, error text and fixed SQL). */
     void upsertFix(ErrorFix fix, float[] errorVector);
 

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -16,10 +17,14 @@ import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
@@ -28,6 +33,7 @@ import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
 
 /**
  * The embedded store: one Lucene index on disk holding examples, error→fix pairs (HNSW over
@@ -82,6 +88,9 @@ public final class LuceneExampleStore implements ExampleStore {
                 d.add(new StoredField("dialect", e.dialect()));
                 d.add(new StoredField("source", e.source()));
                 d.add(new StoredField("created_at", e.createdAt().toEpochMilli()));
+                if (e.tenant() != null) d.add(new StoredField("tenant", e.tenant()));
+                if (e.notes() != null) d.add(new StoredField("notes", e.notes()));
+                for (String tag : e.tags()) d.add(new StoredField("tag", tag));
                 writer.updateDocument(new Term(ID, id), d);
             }
         });
@@ -113,6 +122,23 @@ public final class LuceneExampleStore implements ExampleStore {
     @Override
     public long count() {
         return countOf(new TermQuery(new Term(KIND, KIND_EXAMPLE)));
+    }
+
+    @Override
+    public void forEachExample(Consumer<StoredExample> action) {
+        withSearcher(s -> {
+            Term kind = new Term(KIND, KIND_EXAMPLE);
+            for (LeafReaderContext leaf : s.getIndexReader().leaves()) {
+                PostingsEnum docs = leaf.reader().postings(kind);
+                if (docs == null) continue;
+                Bits live = leaf.reader().getLiveDocs();
+                StoredFields fields = leaf.reader().storedFields();
+                for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+                    if (live == null || live.get(doc)) action.accept(toExample(fields.document(doc)));
+                }
+            }
+            return null;
+        });
     }
 
     @Override
@@ -189,7 +215,8 @@ public final class LuceneExampleStore implements ExampleStore {
 
     private static StoredExample toExample(Document d) {
         return new StoredExample(d.get(DATASOURCE), d.get("question"), d.get("sql"), d.get("dialect"), d.get("source"),
-                Instant.ofEpochMilli(d.getField("created_at").numericValue().longValue()));
+                Instant.ofEpochMilli(d.getField("created_at").numericValue().longValue()), d.get("tenant"), d.get("notes"),
+                List.of(d.getValues("tag")));
     }
 
     private <T> List<Scored<T>> knn(String kind, String datasource, float[] vector, int k, double minScore,

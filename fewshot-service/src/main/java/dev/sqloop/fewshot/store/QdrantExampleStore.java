@@ -2,6 +2,7 @@ package dev.sqloop.fewshot.store;
 
 import static io.qdrant.client.ConditionFactory.matchKeyword;
 import static io.qdrant.client.PointIdFactory.id;
+import static io.qdrant.client.ValueFactory.list;
 import static io.qdrant.client.ValueFactory.value;
 import static io.qdrant.client.VectorsFactory.vectors;
 
@@ -9,6 +10,7 @@ import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.fewshot.Questions;
 import io.qdrant.client.QdrantClient;
 import io.qdrant.client.QdrantGrpcClient;
+import io.qdrant.client.ValueFactory;
 import io.qdrant.client.WithPayloadSelectorFactory;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.PayloadSchemaType;
@@ -21,12 +23,15 @@ import io.qdrant.client.grpc.Points.PointStruct;
 import io.qdrant.client.grpc.Points.PointsIdsList;
 import io.qdrant.client.grpc.Points.PointsSelector;
 import io.qdrant.client.grpc.Points.RetrievedPoint;
+import io.qdrant.client.grpc.Points.ScrollPoints;
+import io.qdrant.client.grpc.Points.ScrollResponse;
 import io.qdrant.client.grpc.Points.ScoredPoint;
 import io.qdrant.client.grpc.Points.SearchPoints;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,6 +40,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -84,9 +90,13 @@ public final class QdrantExampleStore implements ExampleStore {
         List<PointStruct> points = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             StoredExample e = list.get(i);
-            points.add(point(Questions.exampleId(e.datasource(), e.question()), vectors.get(i), Map.of(
+            Map<String, Value> payload = new HashMap<>(Map.of(
                     "datasource", value(e.datasource()), "question", value(e.question()), "sql", value(e.sql()),
-                    "dialect", value(e.dialect()), "source", value(e.source()), "created_at", value(e.createdAt().toString()))));
+                    "dialect", value(e.dialect()), "source", value(e.source()), "created_at", value(e.createdAt().toString()),
+                    "tags", list(e.tags().stream().map(ValueFactory::value).toList())));
+            if (e.tenant() != null) payload.put("tenant", value(e.tenant()));
+            if (e.notes() != null) payload.put("notes", value(e.notes()));
+            points.add(point(Questions.exampleId(e.datasource(), e.question()), vectors.get(i), payload));
         }
         upsertPoints(examples, points);
     }
@@ -113,6 +123,19 @@ public final class QdrantExampleStore implements ExampleStore {
     @Override
     public long count() {
         return await(client.countAsync(examples, Filter.getDefaultInstance(), true));
+    }
+
+    @Override
+    public void forEachExample(Consumer<StoredExample> action) {
+        PointId offset = null;
+        do {
+            ScrollPoints.Builder page = ScrollPoints.newBuilder().setCollectionName(examples).setLimit(256)
+                    .setWithPayload(WithPayloadSelectorFactory.enable(true));
+            if (offset != null) page.setOffset(offset);
+            ScrollResponse r = await(client.scrollAsync(page.build()));
+            r.getResultList().forEach(p -> action.accept(toExample(p.getPayloadMap())));
+            offset = r.hasNextPageOffset() ? r.getNextPageOffset() : null;
+        } while (offset != null);
     }
 
     @Override
@@ -191,7 +214,8 @@ public final class QdrantExampleStore implements ExampleStore {
 
     private static StoredExample toExample(Map<String, Value> p) {
         return new StoredExample(str(p, "datasource"), str(p, "question"), str(p, "sql"), str(p, "dialect"),
-                str(p, "source"), Instant.parse(str(p, "created_at")));
+                str(p, "source"), Instant.parse(str(p, "created_at")), str(p, "tenant"), str(p, "notes"),
+                p.containsKey("tags") ? p.get("tags").getListValue().getValuesList().stream().map(Value::getStringValue).toList() : List.of());
     }
 
     private static String str(Map<String, Value> payload, String key) {

@@ -80,6 +80,26 @@ abstract class ExampleStoreContract {
     }
 
     @Test
+    void shouldListEveryExampleWithItsOwnerNotesAndTagsButNoFixesOrMarks() {
+        StoredExample curated = new StoredExample("shop", "Top customers", "SELECT name FROM customers LIMIT 5", "duckdb",
+                StoredExample.MANUAL, Instant.parse("2026-01-03T00:00:00Z"), "acme", "revenue, not order count", List.of("kpi", "customers"));
+        store.upsert(curated, randomVector(20));
+        store.upsert(example("hr", "How many employees?", "SELECT count(*) FROM employees"), randomVector(21));
+        store.upsert(example("shop", "Gone", "SELECT 0"), randomVector(22));
+        store.delete("shop", "Gone");
+        store.markWrong("shop", "Wrong one");
+        store.upsertFix(new ErrorFix("shop", "err", "syntax_error", "SELEC 1", "SELECT 1", "duckdb", "q", Instant.now()), randomVector(23));
+
+        List<StoredExample> all = new java.util.ArrayList<>();
+        store.forEachExample(all::add);
+        assertEquals(2, all.size(), "deleted examples, wrong marks and fixes are not examples: " + all);
+        assertEquals(curated, all.stream().filter(e -> e.datasource().equals("shop")).findFirst().orElseThrow());
+        StoredExample seed = all.stream().filter(e -> e.datasource().equals("hr")).findFirst().orElseThrow();
+        assertEquals(null, seed.tenant());
+        assertEquals(List.of(), seed.tags());
+    }
+
+    @Test
     void shouldNeverReturnADeletedExample() {
         float[] v = randomVector(3);
         store.upsert(example("shop", "How many orders?", "SELECT 1"), v);

@@ -1,0 +1,87 @@
+package dev.sqloop.gateway;
+
+import dev.sqloop.common.message.ExampleIds;
+import dev.sqloop.common.message.ExampleRecord;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The filters and page of {@code GET /v1/examples}, validated: an unknown parameter is refused rather than ignored,
+ * so a misspelt filter never silently lists everything. Examples come in id order; the cursor is the last id of the
+ * previous page, so paging stays stable while examples are added or deleted.
+ */
+record ExampleQuery(String datasource, String source, String text, String prefix, String tag, int limit, String cursor) {
+    static final int DEFAULT_LIMIT = 100;
+    static final int MAX_LIMIT = 1000;
+    private static final Set<String> PARAMETERS = Set.of("datasource", "source", "q", "prefix", "tag", "limit", "cursor");
+
+    /** One page, and the cursor of the next one (null when this is the last). */
+    record Page(List<ExampleRecord> examples, String nextCursor) {}
+
+    static ExampleQuery parse(Map<String, List<String>> params, GatewayConfig config) {
+        for (String name : params.keySet()) {
+            if (!PARAMETERS.contains(name)) throw ApiError.badRequest("unknown query parameter '" + name + "'; known: " + new TreeSet<>(PARAMETERS), name);
+            if (params.get(name).size() > 1) throw ApiError.badRequest(name + " is given more than once", name);
+        }
+        String datasource = single(params, "datasource");
+        if (datasource != null && !config.datasources().containsKey(datasource)) {
+            throw ApiError.badRequest("unknown datasource '" + datasource + "'; known: " + new TreeSet<>(config.datasources().keySet()), "datasource");
+        }
+        String source = single(params, "source");
+        if (source != null && !ExampleRecord.SOURCES.contains(source)) {
+            throw ApiError.badRequest("source must be one of " + ExampleRecord.SOURCES, "source");
+        }
+        int limit = DEFAULT_LIMIT;
+        String l = single(params, "limit");
+        if (l != null) {
+            try {
+                limit = Integer.parseInt(l);
+            } catch (NumberFormatException e) {
+                limit = -1;
+            }
+            if (limit < 1 || limit > MAX_LIMIT) throw ApiError.badRequest("limit must be an integer between 1 and " + MAX_LIMIT, "limit");
+        }
+        return new ExampleQuery(datasource, source, bounded(params, "q"), bounded(params, "prefix"), bounded(params, "tag"), limit,
+                bounded(params, "cursor"));
+    }
+
+    private static String single(Map<String, List<String>> params, String name) {
+        List<String> v = params.get(name);
+        return v == null || v.isEmpty() || v.getFirst().isBlank() ? null : v.getFirst().strip();
+    }
+
+    private static String bounded(Map<String, List<String>> params, String name) {
+        String v = single(params, name);
+        if (v != null && v.length() > 500) throw ApiError.badRequest(name + " is longer than 500 characters", name);
+        return v;
+    }
+
+    boolean matches(ExampleRecord e) {
+        if (datasource != null && !datasource.equals(e.datasource())) return false;
+        if (source != null && !source.equals(e.source())) return false;
+        if (tag != null && !e.tags().contains(tag)) return false;
+        if (prefix != null && !ExampleIds.normalize(e.question()).startsWith(ExampleIds.normalize(prefix))) return false;
+        if (text != null) {
+            String needle = text.toLowerCase(Locale.ROOT);
+            return e.question().toLowerCase(Locale.ROOT).contains(needle) || e.sql().toLowerCase(Locale.ROOT).contains(needle);
+        }
+        return true;
+    }
+
+    /** The next page from {@code inIdOrder}, which starts at the cursor (a record with the cursor's id is skipped). */
+    Page page(Iterator<ExampleRecord> inIdOrder) {
+        List<ExampleRecord> out = new ArrayList<>();
+        while (inIdOrder.hasNext()) {
+            ExampleRecord e = inIdOrder.next();
+            if (e == null || e.id().equals(cursor) || !matches(e)) continue;
+            if (out.size() == limit) return new Page(out, out.getLast().id());
+            out.add(e);
+        }
+        return new Page(out, null);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.sqloop.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.sql.QueryCheck;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** One validated {@code POST /v1/examples} body: a curator's question→SQL pair for a datasource. */
+public record ExampleRequest(String question, String datasource, String sql, String notes, List<String> tags) {
+    static final int MAX_NOTES_CHARS = 2000;
+    static final int MAX_TAGS = 20;
+    static final int MAX_TAG_CHARS = 50;
+    private static final Set<String> KNOWN_FIELDS = Set.of("question", "datasource", "sql", "notes", "tags");
+
+    /** Validates a JSON object; every refusal names the field. */
+    public static ExampleRequest parse(JsonNode node, GatewayConfig config) {
+        if (node == null || !node.isObject()) throw ApiError.badRequest("an example must be a JSON object", null);
+        node.fieldNames().forEachRemaining(name -> {
+            if (!KNOWN_FIELDS.contains(name)) throw ApiError.badRequest("unknown field '" + name + "'; known: " + new TreeSet<>(KNOWN_FIELDS), name);
+        });
+        String question = text(node, "question", config.maxQuestionChars());
+        if (question.chars().anyMatch(c -> c < 0x20 && c != '\n' && c != '\t' && c != '\r')) {
+            throw ApiError.badRequest("question contains control characters", "question");
+        }
+        JsonNode ds = node.get("datasource");
+        if (ds == null || ds.isNull()) throw ApiError.badRequest("datasource is required", "datasource");
+        if (!ds.isTextual() || !config.datasources().containsKey(ds.asText())) {
+            throw ApiError.badRequest("unknown datasource '" + ds.asText() + "'; known: " + new TreeSet<>(config.datasources().keySet()), "datasource");
+        }
+        String sql = text(node, "sql", config.maxSqlChars());
+        QueryCheck.whyNotAQuery(sql).ifPresent(reason -> {
+            throw ApiError.badRequest("sql must be one read-only query: " + reason, "sql");
+        });
+        String notes = null;
+        JsonNode n = node.get("notes");
+        if (n != null && !n.isNull()) {
+            if (!n.isTextual() || n.asText().length() > MAX_NOTES_CHARS) {
+                throw ApiError.badRequest("notes must be a string of at most " + MAX_NOTES_CHARS + " characters", "notes");
+            }
+            notes = n.asText().strip().isEmpty() ? null : n.asText().strip();
+        }
+        return new ExampleRequest(question, ds.asText(), sql, notes, tags(node.get("tags")));
+    }
+
+    private static String text(JsonNode node, String field, int maxChars) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) throw ApiError.badRequest(field + " is required", field);
+        if (!v.isTextual()) throw ApiError.badRequest(field + " must be a string", field);
+        String s = v.asText().strip();
+        if (s.isEmpty()) throw ApiError.badRequest(field + " must not be empty", field);
+        if (s.length() > maxChars) throw ApiError.badRequest(field + " is longer than " + maxChars + " characters", field);
+        return s;
+    }
+
+    private static List<String> tags(JsonNode t) {
+        if (t == null || t.isNull()) return List.of();
+        String rule = "tags must be an array of at most " + MAX_TAGS + " non-empty strings of at most " + MAX_TAG_CHARS + " characters";
+        if (!t.isArray() || t.size() > MAX_TAGS) throw ApiError.badRequest(rule, "tags");
+        Set<String> out = new LinkedHashSet<>();
+        for (JsonNode tag : t) {
+            String s = tag.isTextual() ? tag.asText().strip() : "";
+            if (s.isEmpty() || s.length() > MAX_TAG_CHARS || s.chars().anyMatch(c -> c < 0x20)) throw ApiError.badRequest(rule, "tags");
+            out.add(s);
+        }
+        return new ArrayList<>(out);
+    }
+}
