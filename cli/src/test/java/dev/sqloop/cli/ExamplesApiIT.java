@@ -284,6 +284,18 @@ class ExamplesApiIT {
         assertEquals(403, send(gateway, "DELETE", "/v1/examples/" + seedId, KEY_A, null, null).statusCode(), "seeds are for curators");
         assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS), "refused and unchanged requests produced no command");
 
+        // feedback on tenant-b's own question with the same text would change tenant-a's example: the same rules
+        String asked = json(send(gateway, "POST", "/v1/questions", KEY_B, "application/json",
+                JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo")))).get("id").asText();
+        awaitStatus(gateway, "/v1/questions/" + asked, KEY_B, 200);
+        long feedback = endOffsets(Topics.FEEDBACK);
+        for (String action : List.of("unsave", "mark-wrong", "save")) {
+            HttpResponse<String> refused = send(gateway, "POST", "/v1/questions/" + asked + "/feedback", KEY_B, "application/json",
+                    JsonCodec.encodeToString(Map.of("action", action, "sql", "SELECT 1")));
+            assertEquals(403, refused.statusCode(), action + ": " + refused.body());
+        }
+        assertEquals(feedback, endOffsets(Topics.FEEDBACK), "refused feedback produced nothing");
+
         assertEquals(202, send(gateway, "DELETE", "/v1/examples/" + seedId, KEY_CURATOR, null, null).statusCode(), "a curator may");
         awaitStatus(gateway, "/v1/examples/" + seedId, KEY_A, 404);
         assertEquals(202, send(gateway, "DELETE", "/v1/examples/" + id, KEY_CURATOR, null, null).statusCode());

@@ -46,7 +46,8 @@ public final class FeedbackStage implements Stage<FeedbackCommand> {
         return switch (c.action().toLowerCase(Locale.ROOT)) {
             case "save" -> {
                 if (blank(c.sql())) yield Outcome.drop("save needs sql");
-                StoredExample saved = new StoredExample(c.datasource(), c.question(), c.sql(), config.defaultDialect(),
+                StoredExample saved = new StoredExample(c.datasource(), c.question(), c.sql(),
+                        blank(c.dialect()) ? config.defaultDialect() : c.dialect(),
                         StoredExample.MANUAL, clock.instant(), c.tenant(), null, List.of());
                 store.clearWrong(c.datasource(), c.question());
                 store.upsert(saved, embedder.embed(c.question()));

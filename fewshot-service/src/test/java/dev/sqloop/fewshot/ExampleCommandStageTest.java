@@ -71,11 +71,14 @@ class ExampleCommandStageTest {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
             FeedbackStage stage = new FeedbackStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
             Outcome.Send saved = assertInstanceOf(Outcome.Send.class, stage.process(
-                    new FeedbackCommand(0, "q1", "save", "acme", "shop", "Best sellers?", "SELECT 1", Instant.now()), CTX));
-            assertEquals("acme", assertInstanceOf(ExampleRecord.class, saved.emissions().getFirst().message()).tenant());
+                    new FeedbackCommand(0, "q1", "save", "acme", "shop", "Best sellers?", "SELECT 1", "postgres", Instant.now()), CTX));
+            ExampleRecord published = assertInstanceOf(ExampleRecord.class, saved.emissions().getFirst().message());
+            assertEquals("acme", published.tenant());
+            assertEquals("postgres", published.dialect(), "the datasource's dialect, not the service default");
+            assertEquals("postgres", store.find("shop", "Best sellers?").orElseThrow().dialect());
             for (String action : List.of("unsave", "mark-wrong")) {
                 Outcome.Send gone = assertInstanceOf(Outcome.Send.class, stage.process(
-                        new FeedbackCommand(0, "q1", action, "acme", "shop", "Best sellers?", null, Instant.now()), CTX));
+                        new FeedbackCommand(0, "q1", action, "acme", "shop", "Best sellers?", null, null, Instant.now()), CTX));
                 assertInstanceOf(Tombstone.class, gone.emissions().getFirst().message(), action);
             }
             assertNull(store.find("shop", "Best sellers?").orElse(null));

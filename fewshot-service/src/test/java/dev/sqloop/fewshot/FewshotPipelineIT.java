@@ -172,11 +172,11 @@ class FewshotPipelineIT {
     @Test
     void shouldNeverCaptureAQuestionMarkedWrongThroughTheFeedbackTopic() throws Exception {
         String q = "Which customer spent the most?";
-        send(Topics.FEEDBACK, new FeedbackCommand(0, "fb-1", "save", "acme", "shop-feedback", q, "SELECT name FROM customers LIMIT 1", Instant.now()));
+        send(Topics.FEEDBACK, new FeedbackCommand(0, "fb-1", "save", "acme", "shop-feedback", q, "SELECT name FROM customers LIMIT 1", "duckdb", Instant.now()));
         eventually(() -> store.find("shop-feedback", q).isPresent(), "saved");
         assertEquals(StoredExample.MANUAL, store.find("shop-feedback", q).orElseThrow().source());
 
-        send(Topics.FEEDBACK, new FeedbackCommand(0, "fb-2", "mark-wrong", "acme", "shop-feedback", q, null, Instant.now()));
+        send(Topics.FEEDBACK, new FeedbackCommand(0, "fb-2", "mark-wrong", "acme", "shop-feedback", q, null, null, Instant.now()));
         eventually(() -> store.isMarkedWrong("shop-feedback", q), "marked wrong");
         assertTrue(store.find("shop-feedback", q).isEmpty(), "mark-wrong deleted the example");
 

@@ -99,6 +99,20 @@ final class ExampleEndpoints {
         ctx.status(202).json(accepted(e.id(), "accepted"));
     }
 
+    /**
+     * Feedback on a question changes the example stored for it, so the same ownership rules apply: a tenant may
+     * not {@code save} over, {@code unsave} or {@code mark-wrong} an example another tenant or a seed owns.
+     * {@code replacing}: a save, which (like a POST) may replace a captured example.
+     */
+    void requireMayChange(String tenant, String datasource, String question, boolean replacing) {
+        if (datasource == null || question == null) return;
+        view.example(ExampleIds.of(datasource, question).toString()).ifPresent(e -> {
+            if (mayChange(tenant, e) || (replacing && ExampleRecord.AUTO.equals(e.source()))) return;
+            throw new ApiError(403, "forbidden", "the example for this question (id " + e.id() + ") is "
+                    + (e.tenant() == null ? "a seed" : "another tenant's") + "; only its creator or a curator can change it", null, null);
+        });
+    }
+
     private ExampleRecord find(String id) {
         return view.example(id).orElseThrow(() -> ApiError.notFound("example " + id));
     }

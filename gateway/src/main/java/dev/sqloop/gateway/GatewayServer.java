@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sqloop.common.Dialect;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.FeedbackCommand;
@@ -58,11 +59,13 @@ public final class GatewayServer implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper mapper = JsonCodec.mapper();
     private final Javalin app;
+    private final ExampleEndpoints examples;
 
     GatewayServer(GatewayConfig config, Submitter submitter, ResultsView view, PrometheusMeterRegistry registry) {
         this.config = config;
         this.submitter = submitter;
         this.view = view;
+        this.examples = new ExampleEndpoints(config, submitter, view, registry);
         this.app = Javalin.create(c -> {
             c.showJavalinBanner = false;
             c.useVirtualThreads = true;
@@ -93,7 +96,7 @@ public final class GatewayServer implements AutoCloseable {
         app.get("/v1/batches/{id}", this::getBatch);
         app.get("/v1/batches/{id}/results", this::streamBatchResults);
         app.get("/v1/datasources", ctx -> ctx.json(Map.of("datasources", datasourceList())));
-        new ExampleEndpoints(config, submitter, view, registry).register(app);
+        examples.register(app);
     }
 
     public GatewayServer start() {
@@ -292,8 +295,11 @@ public final class GatewayServer implements AutoCloseable {
         if ("save".equals(action) && (sql == null || sql.isBlank())) {
             throw ApiError.badRequest("save needs SQL: the question has none yet, pass \"sql\"", "sql");
         }
-        submitter.submitFeedback(new FeedbackCommand(0, id, action, tenant(ctx), (String) q.get("datasource"),
-                (String) q.get("question"), sql, submitter.now()));
+        String datasource = (String) q.get("datasource");
+        examples.requireMayChange(tenant(ctx), datasource, (String) q.get("question"), "save".equals(action));
+        Dialect dialect = config.datasources().get(datasource);
+        submitter.submitFeedback(new FeedbackCommand(0, id, action, tenant(ctx), datasource,
+                (String) q.get("question"), sql, dialect == null ? null : dialect.wireName(), submitter.now()));
         ctx.status(202).json(Map.of("id", id, "action", action, "status", "accepted"));
     }
 
