@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -312,8 +313,7 @@ class SparkExecutorIT {
      * unescaped newline, a timestamp Spark cannot parse) would show up as an extra row or a NULL here.
      */
     @Test
-    void shouldLoadEveryDefogDatabaseWithTheSameRowsAndNulls() throws Exception {
-        Path duckDir = Files.createTempDirectory("sqloop-spark-check");
+    void shouldLoadEveryDefogDatabaseWithTheSameRowsAndNulls(@TempDir Path duckDir) throws Exception {
         int tables = 0;
         try (Connection admin = spark.connect("default")) {
             for (String db : DefogDatasets.DATABASES) {
