@@ -37,12 +37,37 @@ class HiveErrorsTest {
         assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, spark("UNRESOLVED_ROUTINE", "42883", "Cannot resolve function `no_such_fn` on search path [`system`.`builtin`].").category());
         assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, spark("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605", "The `substr` requires [2, 3] parameters but the actual number is 0.").category());
         assertEquals(ErrorCategory.TYPE_MISMATCH, spark("CAST_INVALID_INPUT", "22018", "The value 'abc' of the type \"STRING\" cannot be cast to \"BIGINT\"").category());
-        assertEquals(ErrorCategory.UNKNOWN, spark("DIVIDE_BY_ZERO", "22012", "Division by zero.").category());
+        EngineError zero = spark("DIVIDE_BY_ZERO", "22012", "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.");
+        assertEquals(ErrorCategory.UNKNOWN, zero.category());
+        assertEquals(null, zero.identifier(), "advice in backticks is not the offending name");
+        assertEquals("abc", spark("CAST_INVALID_INPUT", "22018", "The value 'abc' of the type \"STRING\" cannot be cast to \"BIGINT\" because it"
+                + " is malformed. Use `try_cast` to tolerate malformed input").identifier());
         EngineError amb = spark("AMBIGUOUS_REFERENCE", "42704", "Reference `id` is ambiguous, could be: [`a`.`id`, `b`.`id`].; line 1 pos 7");
         assertEquals(ErrorCategory.JOIN_ERROR, amb.category());
         assertEquals(List.of("a.id", "b.id"), amb.candidates());
         EngineError parse = classifier.classify(new SQLException(SPARK + "org.apache.spark.sql.catalyst.parser.ParseException: \n[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.(line 1, pos 0)\n\n== SQL ==\nSELEC * FROM sales\n^^^" + STACK, "42601", 0));
         assertEquals(ErrorCategory.SYNTAX_ERROR, parse.category());
+    }
+
+    /** As Spark 3.5.4 sent it (SparkExecutorIT): a qualified name, a multi-line text, then the analyzed plan. */
+    @Test
+    void shouldKeepAQualifiedSparkNameAndDropThePrefixAndThePlan() {
+        String real = SPARK + "[UNRESOLVED_COLUMN.WITH_SUGGESTION] org.apache.spark.sql.AnalysisException: [UNRESOLVED_COLUMN.WITH_SUGGESTION]"
+                + " A column or function parameter with name `a`.`nme` cannot be resolved. Did you mean one of the following?"
+                + " [`a`.`dt`, `a`.`id`, `a`.`amount`, `a`.`region`].; line 1 pos 7;\n'Project ['a.nme]\n+- SubqueryAlias a\n"
+                + "   +- HiveTableRelation [`spark_catalog`.`d1`.`sales`, org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe]" + STACK;
+        EngineError e = classifier.classify(new SQLException(real, "42703", 0));
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, e.category());
+        assertEquals("a.nme", e.identifier());
+        assertEquals(List.of("a.dt", "a.id", "a.amount", "a.region"), e.candidates());
+        assertEquals("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `a`.`nme` cannot be resolved."
+                + " Did you mean one of the following? [`a`.`dt`, `a`.`id`, `a`.`amount`, `a`.`region`].; line 1 pos 7;", e.message());
+        EngineError table = classifier.classify(new SQLException(SPARK + "[TABLE_OR_VIEW_NOT_FOUND] org.apache.spark.sql.AnalysisException:"
+                + " [TABLE_OR_VIEW_NOT_FOUND] The table or view `nosuchdb`.`sales` cannot be found. Verify the spelling.\n"
+                + "If you did not qualify the name with a schema, verify the current_schema() output.; line 1 pos 14;\n'Project [*]\n"
+                + "+- 'UnresolvedRelation [nosuchdb, sales], [], false\n" + STACK, "42P01", 0));
+        assertEquals("nosuchdb.sales", table.identifier());
+        assertTrue(table.message().endsWith("current_schema() output.; line 1 pos 14;"), table.message());
     }
 
     @ParameterizedTest

@@ -11,7 +11,8 @@ import java.util.stream.Collectors;
  * How a schema catalog is loaded from a datasource.
  *
  * @param catalogs Trino catalogs to read {@code information_schema} from (empty: the connection's catalog)
- * @param allowedSchemas schemas whose tables may be queried (empty: all but system schemas)
+ * @param allowedSchemas schemas whose tables may be queried (empty: all but system schemas; on Hive/Spark, the
+ *     JDBC URL's database only, since each table costs a DESCRIBE)
  * @param allowedTables tables that may be queried, as {@code table} or {@code schema.table} (empty: all)
  * @param valueIndexMaxDistinct text columns with at most this many distinct values are indexed (0: no index)
  * @param valueIndexMaxColumns at most this many columns are indexed per load, bounding the load's cost
