@@ -7,8 +7,7 @@ import dev.sqloop.common.datasource.DatasourceConfig;
 
 /**
  * What differs per engine family: how a read-only connection pool is set up, how a query is bounded or
- * only planned, and how its errors read. Adding Hive/Spark means one more profile using hive-jdbc and
- * {@link HiveErrors}; nothing else in the executor changes.
+ * only planned, and how its errors read. Hive and Spark share one HiveServer2 profile; Presto has no driver yet.
  */
 interface EngineProfile {
 
@@ -32,8 +31,9 @@ interface EngineProfile {
             case DUCKDB -> new DuckDbProfile();
             case POSTGRES -> new PostgresProfile();
             case TRINO -> new TrinoProfile();
-            case PRESTO, HIVE, SPARKSQL -> throw new ConfigException("dialect " + dialect.wireName()
-                    + " has no executor driver in this build (trino, postgres and duckdb do)");
+            case HIVE, SPARKSQL -> new HiveServer2Profile(dialect);
+            case PRESTO -> throw new ConfigException("dialect " + dialect.wireName()
+                    + " has no executor driver in this build (trino, postgres, duckdb, hive and sparksql do)");
         };
     }
 

@@ -9,7 +9,9 @@ import java.util.regex.Pattern;
 /**
  * HiveServer2-protocol failures, for Spark Thrift Server and Hive (both through hive-jdbc). Spark names an
  * error class in brackets ({@code [UNRESOLVED_COLUMN.WITH_SUGGESTION]}) with a SQLSTATE; Hive gives its error
- * number in {@code getErrorCode()} and {@code [Error 10004]}. Spark's server stack trace is already cut.
+ * number in {@code getErrorCode()} and {@code [Error 10004]}. Spark's server stack trace is already cut; this also
+ * drops the wrapper prefix and the logical plan Spark appends to an analysis error, keeping the error class, its
+ * text with the engine's suggestions, and the position.
  */
 final class HiveErrors implements ErrorClassifier {
     private static final Pattern SPARK_CLASS = Pattern.compile("\\[([A-Z][A-Z_]+)(?:\\.[A-Z_]+)?]");
@@ -18,6 +20,11 @@ final class HiveErrors implements ErrorClassifier {
     private static final Pattern COULD_BE = Pattern.compile("could be: \\[([^\\]]*)]");
     private static final Pattern HIVE_COLUMNS = Pattern.compile("possible column names are: ([^)]*)\\)");
     private static final Pattern HIVE_NAME = Pattern.compile("'([^']+)'");
+    /** {@code HiveSQLException: Error running query: [CLASS] org.apache.spark.sql.AnalysisException: } before the text. */
+    private static final Pattern SPARK_PREFIX = Pattern.compile(
+            "^(?:[\\w.$]*HiveSQLException: )?(?:Error running query: )?(?:\\[[A-Z0-9_.]+] )?(?:[\\w.$]+Exception: )?\\s*");
+    /** A possibly qualified backticked name: {@code `a`.`nme`}. */
+    private static final Pattern BACKTICKED_NAME = Pattern.compile("`[^`]+`(?:\\.`[^`]+`)*");
 
     @Override
     public EngineError classifyEngine(SQLException e, String message) {
@@ -70,8 +77,20 @@ final class HiveErrors implements ErrorClassifier {
         if (list == null) list = EngineMessages.group(COULD_BE, message);
         List<String> candidates = list == null ? List.of()
                 : Arrays.stream(list.split(",")).map(s -> s.replace("`", "").strip()).filter(s -> !s.isEmpty()).toList();
-        List<String> names = EngineMessages.backticked(message);
-        String identifier = names.isEmpty() ? EngineMessages.firstDoubleQuoted(message) : names.get(0);
-        return EngineError.sql(category, message, identifier, candidates);
+        String text = sparkText(message);
+        String name = EngineMessages.group(Pattern.compile("(" + BACKTICKED_NAME.pattern() + ")"), text);
+        String identifier = category == ErrorCategory.SYNTAX_ERROR ? EngineMessages.group(HIVE_NAME, text)
+                : name != null ? name.replace("`", "") : EngineMessages.firstDoubleQuoted(text);
+        return EngineError.sql(category, text, identifier, candidates);
+    }
+
+    /**
+     * The error without the wrapper prefix and without the analyzed plan: an analysis error's text ends with
+     * {@code ";"} (after {@code line 1 pos 7}) and the plan follows on the next line.
+     */
+    static String sparkText(String message) {
+        String m = SPARK_PREFIX.matcher(message).replaceFirst("");
+        int plan = m.indexOf(";\n");
+        return (plan >= 0 ? m.substring(0, plan + 1) : m).strip();
     }
 }

@@ -8,6 +8,8 @@ import dev.sqloop.common.config.ConfigException;
 import dev.sqloop.common.config.EnvConfig;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ExecutorConfigTest {
 
@@ -32,7 +34,15 @@ class ExecutorConfigTest {
     void shouldFailAtStartForADialectWithoutADriver() {
         ConfigException e = assertThrows(ConfigException.class, () -> ExecutorConfig.fromEnv(new EnvConfig(Map.of(
                 "SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
-                "SQLOOP_DATASOURCE_LAKE_DIALECT", "sparksql", "SQLOOP_DATASOURCE_LAKE_URL", "jdbc:hive2://h:10000/default"))));
-        assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_LAKE_DIALECT"), e.getMessage());
+                "SQLOOP_DATASOURCE_OLD_DIALECT", "presto", "SQLOOP_DATASOURCE_OLD_URL", "jdbc:presto://h:8080/hive/default"))));
+        assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_OLD_DIALECT"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sparksql", "hive"})
+    void shouldAcceptTheHiveServer2Dialects(String dialect) {
+        ExecutorConfig c = ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
+                "SQLOOP_DATASOURCE_LAKE_DIALECT", dialect, "SQLOOP_DATASOURCE_LAKE_URL", "jdbc:hive2://h:10000/default")));
+        assertTrue(c.datasources().find("lake").isPresent());
     }
 }

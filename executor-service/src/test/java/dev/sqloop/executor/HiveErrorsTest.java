@@ -45,6 +45,27 @@ class HiveErrorsTest {
         assertEquals(ErrorCategory.SYNTAX_ERROR, parse.category());
     }
 
+    /** As Spark 3.5.4 sent it (SparkExecutorIT): a qualified name, a multi-line text, then the analyzed plan. */
+    @Test
+    void shouldKeepAQualifiedSparkNameAndDropThePrefixAndThePlan() {
+        String real = SPARK + "[UNRESOLVED_COLUMN.WITH_SUGGESTION] org.apache.spark.sql.AnalysisException: [UNRESOLVED_COLUMN.WITH_SUGGESTION]"
+                + " A column or function parameter with name `a`.`nme` cannot be resolved. Did you mean one of the following?"
+                + " [`a`.`dt`, `a`.`id`, `a`.`amount`, `a`.`region`].; line 1 pos 7;\n'Project ['a.nme]\n+- SubqueryAlias a\n"
+                + "   +- HiveTableRelation [`spark_catalog`.`d1`.`sales`, org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe]" + STACK;
+        EngineError e = classifier.classify(new SQLException(real, "42703", 0));
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, e.category());
+        assertEquals("a.nme", e.identifier());
+        assertEquals(List.of("a.dt", "a.id", "a.amount", "a.region"), e.candidates());
+        assertEquals("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `a`.`nme` cannot be resolved."
+                + " Did you mean one of the following? [`a`.`dt`, `a`.`id`, `a`.`amount`, `a`.`region`].; line 1 pos 7;", e.message());
+        EngineError table = classifier.classify(new SQLException(SPARK + "[TABLE_OR_VIEW_NOT_FOUND] org.apache.spark.sql.AnalysisException:"
+                + " [TABLE_OR_VIEW_NOT_FOUND] The table or view `nosuchdb`.`sales` cannot be found. Verify the spelling.\n"
+                + "If you did not qualify the name with a schema, verify the current_schema() output.; line 1 pos 14;\n'Project [*]\n"
+                + "+- 'UnresolvedRelation [nosuchdb, sales], [], false\n" + STACK, "42P01", 0));
+        assertEquals("nosuchdb.sales", table.identifier());
+        assertTrue(table.message().endsWith("current_schema() output.; line 1 pos 14;"), table.message());
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "42000|10004|Error while compiling statement: FAILED: SemanticException [Error 10004]: Line 1:7 Invalid table alias or column reference 'nosuchcol': (possible column names are: id, region, amount, dt)|COLUMN_NOT_FOUND",

@@ -1,20 +1,32 @@
 package dev.sqloop.testkit.engines;
 
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.Reader;
 import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 
 /**
- * The six defog dev databases ({@code ../shared/datasets/defog}): loaded verbatim into PostgreSQL, and through
- * {@link PostgresToDuckDb} into DuckDB files. The shared folder is found by walking up from the working
- * directory to a sibling {@code shared/} folder, or taken from the system property {@value #SHARED_PROPERTY}.
+ * The six defog dev databases ({@code ../shared/datasets/defog}): loaded verbatim into PostgreSQL, through
+ * {@link PostgresToDuckDb} into DuckDB files, and through {@link PostgresToHive} into a HiveServer2-protocol
+ * engine (Spark Thrift Server, Hive) as text tables written from the DuckDB copy. The shared folder is found by
+ * walking up from the working directory to a sibling {@code shared/} folder, or taken from the system property
+ * {@value #SHARED_PROPERTY}.
  */
 public final class DefogDatasets {
     public static final String SHARED_PROPERTY = "sqloop.shared.dir";
@@ -94,5 +106,82 @@ public final class DefogDatasets {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Loads {@code database} into a HiveServer2-protocol engine through {@code admin} (a connection that may
+     * create databases): one engine database of the same name, one external text table per PostgreSQL table
+     * ({@link PostgresToHive}), whose file is written under {@code dataDir} — a folder the server can read — from
+     * a DuckDB copy of the script (DuckDB evaluates the script's expressions such as {@code CURRENT_DATE - INTERVAL
+     * '5 days'}). Returns the rows written per table (lower-cased name). Loading twice is a no-op that returns the
+     * first load's figures.
+     */
+    public static Map<String, Long> loadIntoHiveServer2(Connection admin, String database, Path dataDir) {
+        Path dbDir = dataDir.resolve(database);
+        Path rowsFile = dbDir.resolve("rows.properties");
+        try {
+            if (Files.exists(rowsFile) && databaseExists(admin, database)) return readRows(rowsFile);
+            Files.createDirectories(dbDir);
+            Path duck = loadIntoDuckDb(database, dbDir.resolve(database + ".duckdb"));
+            List<PostgresToHive.Table> tables = PostgresToHive.tables(Files.readString(script(database)));
+            Map<String, Long> rows = new LinkedHashMap<>();
+            try (Statement hs = admin.createStatement();
+                 Connection dc = DriverManager.getConnection("jdbc:duckdb:" + duck.toAbsolutePath(), new Properties());
+                 Statement ds = dc.createStatement()) {
+                hs.execute("DROP DATABASE IF EXISTS " + PostgresToHive.quote(database) + " CASCADE");
+                hs.execute(PostgresToHive.createDatabase(database));
+                for (PostgresToHive.Table t : tables) {
+                    Path folder = Files.createDirectories(dbDir.resolve("tables").resolve(t.name().toLowerCase(Locale.ROOT)));
+                    rows.put(t.name().toLowerCase(Locale.ROOT), writeTextFile(ds, t, folder.resolve("part-00000")));
+                    hs.execute(PostgresToHive.createTable(database, t, folder.toUri().toString()));
+                }
+            }
+            Properties p = new Properties();
+            rows.forEach((k, v) -> p.setProperty(k, Long.toString(v)));
+            try (Writer w = Files.newBufferedWriter(rowsFile)) {
+                p.store(w, database + ": rows written per table");
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException("loading " + database + " into the HiveServer2 engine failed: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Every value as DuckDB's own text cast, which both engines' text readers parse (dates, timestamps, decimals). */
+    private static long writeTextFile(Statement duck, PostgresToHive.Table t, Path file) throws SQLException, IOException {
+        List<String> casts = new ArrayList<>();
+        for (PostgresToHive.Column c : t.columns()) casts.add("CAST(\"" + c.name() + "\" AS VARCHAR)");
+        long n = 0;
+        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+             ResultSet rs = duck.executeQuery("SELECT " + String.join(", ", casts) + " FROM \"" + t.name() + "\"")) {
+            int width = t.columns().size();
+            List<String> values = new ArrayList<>(width);
+            while (rs.next()) {
+                values.clear();
+                for (int i = 1; i <= width; i++) values.add(rs.getString(i));
+                w.write(PostgresToHive.textLine(values));
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static boolean databaseExists(Connection admin, String database) throws SQLException {
+        try (Statement st = admin.createStatement(); ResultSet rs = st.executeQuery("SHOW DATABASES")) {
+            while (rs.next()) if (database.equalsIgnoreCase(rs.getString(1))) return true;
+        }
+        return false;
+    }
+
+    private static Map<String, Long> readRows(Path file) throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file)) {
+            p.load(r);
+        }
+        Map<String, Long> rows = new TreeMap<>();
+        p.stringPropertyNames().forEach(k -> rows.put(k, Long.parseLong(p.getProperty(k))));
+        return rows;
     }
 }

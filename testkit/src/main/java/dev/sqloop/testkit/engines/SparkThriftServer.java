@@ -1,0 +1,206 @@
+package dev.sqloop.testkit.engines;
+
+import dev.sqloop.testkit.Ports;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Spark Thrift Server 3.5.4 (HiveServer2 protocol) in its own JDK 17 JVM: {@code local[2]}, UI off, an
+ * in-memory Derby metastore and a fresh warehouse folder, bound to 127.0.0.1 on a free port (recipe in
+ * ../shared/facts/INFRA.md). Its ~200 MB of Hive 2.3 / Hadoop / Scala 2.12 jars stay out of this JVM: their
+ * classpath is the file named by the system property {@value #CLASSPATH_PROPERTY}, written by the
+ * {@code engines/spark-thriftserver} module. Spark has no read-only mode; the server accepts any statement.
+ */
+public final class SparkThriftServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SparkThriftServer.class);
+    public static final String CLASSPATH_PROPERTY = "sqloop.spark.classpath";
+    /** The JDK 17 to run Spark on (Spark 3.5 does not run on 21+ without more flags, and not on 25). */
+    public static final String JAVA_PROPERTY = "sqloop.spark.java";
+    public static final String USER = "sqloop";
+    private static final String MAIN = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2";
+    /** Spark's own launcher opens these for Java 17 (JavaModuleOptions in spark-launcher). */
+    private static final List<String> ADD_OPENS = List.of("java.base/java.lang", "java.base/java.lang.invoke",
+            "java.base/java.lang.reflect", "java.base/java.io", "java.base/java.net", "java.base/java.nio",
+            "java.base/java.util", "java.base/java.util.concurrent", "java.base/java.util.concurrent.atomic",
+            "java.base/jdk.internal.ref", "java.base/sun.nio.ch", "java.base/sun.nio.cs", "java.base/sun.security.action",
+            "java.base/sun.util.calendar", "java.security.jgss/sun.security.krb5");
+    private static SparkThriftServer shared;
+
+    private final Process process;
+    private final Path dir;
+    private final int port;
+
+    private SparkThriftServer(Process process, Path dir, int port) {
+        this.process = process;
+        this.dir = dir;
+        this.port = port;
+    }
+
+    /** One server per JVM, started on first use (10–30 s) and stopped by a shutdown hook. */
+    public static synchronized SparkThriftServer shared() {
+        if (shared == null) {
+            shared = start(Duration.ofSeconds(180));
+            SparkThriftServer s = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(s::close, "spark-thriftserver-stop"));
+        }
+        return shared;
+    }
+
+    public static SparkThriftServer start(Duration readyWithin) {
+        try {
+            String classpath = Files.readString(classpathFile()).strip();
+            int port = Ports.free();
+            Path dir = Files.createTempDirectory("sqloop-spark-");
+            Files.createDirectories(dir.resolve("data"));
+            List<String> cmd = new ArrayList<>(List.of(java().toString(),
+                    // measured: ready in 7–25 s and 400–600 MB resident with these (INFRA.md)
+                    "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError"));
+            ADD_OPENS.forEach(o -> cmd.add("--add-opens=" + o + "=ALL-UNNAMED"));
+            cmd.addAll(List.of("-Djdk.reflect.useDirectMethodHandle=false", "-Dio.netty.tryReflectionSetAccessible=true",
+                    "-Dspark.master=local[2]", "-Dspark.app.name=sqloop-test", "-Dspark.ui.enabled=false",
+                    "-Dspark.sql.warehouse.dir=" + dir.resolve("warehouse").toUri(),
+                    // two cores shared with other builds: the default 200 shuffle partitions make every GROUP BY slow
+                    "-Dspark.sql.shuffle.partitions=2",
+                    "-Dspark.driver.host=127.0.0.1", "-Dspark.driver.bindAddress=127.0.0.1",
+                    "-Dderby.system.home=" + dir, "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")),
+                    "-cp", classpath, MAIN,
+                    "--hiveconf", "hive.server2.thrift.port=" + port,
+                    "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
+                    "--hiveconf", "javax.jdo.option.ConnectionURL=jdbc:derby:memory:metastore_db;create=true"));
+            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("server.log").toFile()).start();
+            SparkThriftServer server = new SparkThriftServer(p, dir, port);
+            long t0 = System.nanoTime();
+            server.awaitReady(readyWithin);
+            LOG.info("Spark Thrift Server ready on port {} in {} ms ({})", port, (System.nanoTime() - t0) / 1_000_000, dir);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static Path classpathFile() {
+        String f = System.getProperty(CLASSPATH_PROPERTY);
+        if (f == null || f.isBlank()) {
+            throw new IllegalStateException("-D" + CLASSPATH_PROPERTY + " must name the classpath file written by engines/spark-thriftserver"
+                    + " (mvn -pl <module> -am verify builds it)");
+        }
+        Path p = Path.of(f);
+        if (!Files.isRegularFile(p)) throw new IllegalStateException(p + " does not exist: build engines/spark-thriftserver first");
+        return p;
+    }
+
+    /** Ready means a real session answers {@code SELECT 1}: the port opens a moment before the session manager is up. */
+    private void awaitReady(Duration within) throws IOException {
+        long deadline = System.nanoTime() + within.toNanos();
+        SQLException last = null;
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) throw new IOException("Spark Thrift Server exited (" + process.exitValue() + "): " + tail());
+            try (Connection c = connect("default"); Statement st = c.createStatement()) {
+                st.execute("SELECT 1");
+                return;
+            } catch (SQLException e) {
+                last = e;
+            }
+            sleep(500);
+        }
+        close();
+        throw new IOException("Spark Thrift Server not ready within " + within + " (last: " + last + "): " + tail());
+    }
+
+    private String tail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    /** {@value #JAVA_PROPERTY}, else a JDK 17 next to this one (Spark 3.5 supports 8, 11 and 17). */
+    private static Path java() throws IOException {
+        String explicit = System.getProperty(JAVA_PROPERTY);
+        if (explicit != null && !explicit.isBlank()) return Path.of(explicit);
+        if (Runtime.version().feature() == 17) return Path.of(System.getProperty("java.home"), "bin", "java");
+        try (Stream<Path> jdks = Files.list(Path.of("/usr/lib/jvm"))) {
+            return jdks.filter(p -> p.getFileName().toString().matches(".*-17(-.*|$)|.*-17\\..*"))
+                    .map(p -> p.resolve("bin/java")).filter(Files::isExecutable).sorted().findFirst()
+                    .orElseThrow(() -> new IOException("Spark 3.5 needs a JDK 17 (apt-get install openjdk-17-jdk-headless, or -D"
+                            + JAVA_PROPERTY + "=/path/to/bin/java)"));
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The server's process id: tests freeze it (SIGSTOP) or watch its CPU. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** CPU time the server process has used so far. */
+    public Duration cpuTime() {
+        return process.info().totalCpuDuration().orElseThrow(() -> new IllegalStateException("no CPU time for " + pid()));
+    }
+
+    /** A folder the server can read: the defog loader writes its text files under it. */
+    public Path dataDir() {
+        return dir.resolve("data");
+    }
+
+    /** {@code jdbc:hive2://127.0.0.1:port/db} for hive-jdbc. */
+    public String jdbcUrl(String database) {
+        return "jdbc:hive2://127.0.0.1:" + port + "/" + database;
+    }
+
+    /** A plain (unpooled) connection as {@value #USER}, for loading data and for engine-side checks in tests. */
+    public Connection connect(String database) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(database), USER, "");
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(20, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp directory left behind is harmless
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
