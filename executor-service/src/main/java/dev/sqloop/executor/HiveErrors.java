@@ -100,8 +100,12 @@ final class HiveErrors implements ErrorClassifier {
                 : Arrays.stream(list.split(",")).map(s -> s.replace("`", "").strip()).filter(s -> !s.isEmpty()).toList();
         String text = sparkText(message);
         String name = EngineMessages.group(Pattern.compile("(" + BACKTICKED_NAME.pattern() + ")"), text);
-        String identifier = category == ErrorCategory.SYNTAX_ERROR ? EngineMessages.group(HIVE_NAME, text)
-                : name != null ? name.replace("`", "") : EngineMessages.firstDoubleQuoted(text);
+        // the backticked name is the offending object only for name errors; elsewhere it is advice (`try_cast`)
+        String identifier = switch (category) {
+            case SYNTAX_ERROR -> EngineMessages.group(HIVE_NAME, text);
+            case COLUMN_NOT_FOUND, TABLE_NOT_FOUND, UNSUPPORTED_FUNCTION, JOIN_ERROR -> name == null ? null : name.replace("`", "");
+            default -> errorClass.equals("CAST_INVALID_INPUT") ? EngineMessages.group(HIVE_NAME, text) : EngineMessages.firstDoubleQuoted(text);
+        };
         return EngineError.sql(category, text, identifier, candidates);
     }
 

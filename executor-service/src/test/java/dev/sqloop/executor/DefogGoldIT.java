@@ -8,8 +8,10 @@ import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.DefogQuestions;
 import dev.sqloop.testkit.engines.PostgresServer;
+import dev.sqloop.testkit.engines.SparkThriftServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -22,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The gold SQL of the 120 defog dev questions (first alternative of each) through the executor: verbatim on
  * PostgreSQL, its native dialect, and unchanged on DuckDB files loaded through the DDL translation. Every
- * failure must be one of the listed, explained exceptions; the pass rate must be at least 95 %.
+ * failure must be one of the listed, explained exceptions; the pass rate must be at least 95 %. On Spark SQL
+ * the number that runs unchanged is reported only.
  */
 class DefogGoldIT {
     /** Gold queries PostgreSQL cannot run as written, by question index: the expected category, then why. None: it is their dialect. */
@@ -72,6 +75,39 @@ class DefogGoldIT {
                     .withLimits(1000, Duration.ofSeconds(20)).withPool(1, Duration.ofSeconds(5)));
         }
         check("duckdb", byDb, DUCKDB_EXCEPTIONS);
+    }
+
+    /**
+     * Spark SQL is not the gold SQL's dialect: the figure (how many run unchanged) is reported, not gated. The
+     * test asserts only that every failure is a classified SQL error (no infrastructure failure, no
+     * {@code unknown}) so the repair loop would get a usable category for each.
+     */
+    @Test
+    void shouldReportHowManyGoldQueriesRunUnchangedOnSpark() throws Exception {
+        SparkThriftServer spark = SparkThriftServer.shared();
+        Map<String, DatasourceConfig> byDb = new HashMap<>();
+        try (Connection admin = spark.connect("default")) {
+            for (String db : DefogDatasets.DATABASES) {
+                DefogDatasets.loadIntoHiveServer2(admin, db, spark.dataDir());
+                byDb.put(db, DatasourceConfig.of("spark_" + db, Dialect.SPARKSQL, spark.jdbcUrl(db), null, null)
+                        .withLimits(1000, Duration.ofSeconds(60)).withPool(1, Duration.ofSeconds(10)));
+            }
+        }
+        List<DefogQuestions.Question> questions = DefogQuestions.load();
+        Map<Integer, String> failed = new TreeMap<>();
+        Map<String, Integer> byCategory = new TreeMap<>();
+        for (DefogQuestions.Question q : questions) {
+            QueryRunner.Result r = executor.run(byDb.get(q.database()), q.firstGold());
+            if (r instanceof QueryRunner.Failed f) {
+                failed.put(q.index(), f.error().category().wireName() + ": " + f.error().message().lines().findFirst().orElse(""));
+                byCategory.merge(f.error().category().wireName(), 1, Integer::sum);
+            }
+        }
+        failed.forEach((i, why) -> System.out.println("sparksql gold #" + i + " failed: " + why + "\n    " + questions.get(i).firstGold()));
+        System.out.printf("sparksql: %d/%d gold queries ran unchanged (%.1f %%); failures by category: %s%n",
+                questions.size() - failed.size(), questions.size(), 100.0 * (questions.size() - failed.size()) / questions.size(), byCategory);
+        assertTrue(failed.size() < questions.size(), "some gold SQL runs on Spark");
+        assertTrue(!byCategory.containsKey("unknown"), "every failure has a category: " + failed);
     }
 
     private static void check(String engine, Map<String, DatasourceConfig> byDb, Map<Integer, String> exceptions) {

@@ -37,7 +37,11 @@ class HiveErrorsTest {
         assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, spark("UNRESOLVED_ROUTINE", "42883", "Cannot resolve function `no_such_fn` on search path [`system`.`builtin`].").category());
         assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, spark("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605", "The `substr` requires [2, 3] parameters but the actual number is 0.").category());
         assertEquals(ErrorCategory.TYPE_MISMATCH, spark("CAST_INVALID_INPUT", "22018", "The value 'abc' of the type \"STRING\" cannot be cast to \"BIGINT\"").category());
-        assertEquals(ErrorCategory.UNKNOWN, spark("DIVIDE_BY_ZERO", "22012", "Division by zero.").category());
+        EngineError zero = spark("DIVIDE_BY_ZERO", "22012", "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.");
+        assertEquals(ErrorCategory.UNKNOWN, zero.category());
+        assertEquals(null, zero.identifier(), "advice in backticks is not the offending name");
+        assertEquals("abc", spark("CAST_INVALID_INPUT", "22018", "The value 'abc' of the type \"STRING\" cannot be cast to \"BIGINT\" because it"
+                + " is malformed. Use `try_cast` to tolerate malformed input").identifier());
         EngineError amb = spark("AMBIGUOUS_REFERENCE", "42704", "Reference `id` is ambiguous, could be: [`a`.`id`, `b`.`id`].; line 1 pos 7");
         assertEquals(ErrorCategory.JOIN_ERROR, amb.category());
         assertEquals(List.of("a.id", "b.id"), amb.candidates());

@@ -67,15 +67,23 @@ public final class JdbcSchemaCatalogLoader {
         return tables.values().stream().map(TableSchema.Builder::build).toList();
     }
 
+    /**
+     * Hive and Spark: {@code SHOW TABLES IN db} and {@code DESCRIBE db.t} per allowed database. With no allow-list
+     * only the connection's own database (the one in the JDBC URL) is read: a warehouse can hold hundreds of
+     * databases and every table costs one DESCRIBE round trip.
+     */
     private List<TableSchema> showTables(Connection c) throws SQLException {
-        List<String> databases = options.allowedSchemas().isEmpty() ? List.of("default") : List.copyOf(options.allowedSchemas());
+        List<String> databases = options.allowedSchemas().isEmpty() ? List.of(currentDatabase(c)) : List.copyOf(options.allowedSchemas());
         List<TableSchema> out = new ArrayList<>();
         for (String db : databases) {
             List<String> names = new ArrayList<>();
             try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW TABLES IN " + quote(db))) {
-                // Hive returns (tab_name); Spark returns (namespace, tableName, isTemporary).
-                int col = rs.getMetaData().getColumnCount() >= 2 ? 2 : 1;
-                while (rs.next()) names.add(rs.getString(col));
+                // Hive returns (tab_name); Spark returns (namespace, tableName, isTemporary), temporary views included.
+                boolean spark = rs.getMetaData().getColumnCount() >= 3;
+                while (rs.next()) {
+                    if (spark && rs.getBoolean(3)) continue;
+                    names.add(rs.getString(spark ? 2 : 1));
+                }
             }
             for (String name : names) {
                 if (!options.allows(db, name)) continue;
@@ -110,6 +118,16 @@ public final class JdbcSchemaCatalogLoader {
             }
         }
         return names;
+    }
+
+    /** {@code current_database()}, which both engines have; {@code default} if it cannot be read. */
+    private static String currentDatabase(Connection c) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT current_database()")) {
+            if (rs.next() && rs.getString(1) != null) return rs.getString(1);
+        } catch (SQLException e) {
+            // an engine without current_database(): its default database
+        }
+        return "default";
     }
 
     private String defaultSchema(Connection c) {
