@@ -20,11 +20,30 @@ final class HiveErrors implements ErrorClassifier {
     private static final Pattern COULD_BE = Pattern.compile("could be: \\[([^\\]]*)]");
     private static final Pattern HIVE_COLUMNS = Pattern.compile("possible column names are: ([^)]*)\\)");
     private static final Pattern HIVE_NAME = Pattern.compile("'([^']+)'");
+    private static final Pattern INVALID_FUNCTION = Pattern.compile("Invalid function (\\S+)");
+    private static final Pattern AMBIGUOUS_COLUMN = Pattern.compile("Column (\\S+) Found in more than One");
+    private static final Pattern SERVER_ANSWER = Pattern.compile("Error while (?:compiling|processing) statement");
     /** {@code HiveSQLException: Error running query: [CLASS] org.apache.spark.sql.AnalysisException: } before the text. */
     private static final Pattern SPARK_PREFIX = Pattern.compile(
             "^(?:[\\w.$]*HiveSQLException: )?(?:Error running query: )?(?:\\[[A-Z0-9_.]+] )?(?:[\\w.$]+Exception: )?\\s*");
     /** A possibly qualified backticked name: {@code `a`.`nme`}. */
     private static final Pattern BACKTICKED_NAME = Pattern.compile("`[^`]+`(?:\\.`[^`]+`)*");
+
+    /**
+     * Hive reports a failed MapReduce job with SQLSTATE 08S01 (a connection-failure class) although the server
+     * answered; such a message starts with the statement phase ({@code Error while compiling statement: FAILED:
+     * Execution Error, return code 2 from …MapRedTask}). Those are SQL outcomes; a lost or refused connection
+     * ({@code Could not open client transport}, a Thrift transport error) still goes the infrastructure way.
+     */
+    @Override
+    public EngineError classify(SQLException e) {
+        String message = EngineMessages.clean(e);
+        if (!(e instanceof java.sql.SQLTimeoutException) && SERVER_ANSWER.matcher(message).lookingAt()
+                && !message.contains("TTransportException")) {
+            return classifyEngine(e, message);
+        }
+        return ErrorClassifier.super.classify(e);
+    }
 
     @Override
     public EngineError classifyEngine(SQLException e, String message) {
@@ -54,9 +73,11 @@ final class HiveErrors implements ErrorClassifier {
         List<String> candidates = List.of();
         String columns = EngineMessages.group(HIVE_COLUMNS, message);
         if (columns != null) candidates = Arrays.stream(columns.split(",")).map(String::strip).toList();
-        String identifier = category == ErrorCategory.UNSUPPORTED_FUNCTION
-                ? EngineMessages.group(Pattern.compile("Invalid function (\\S+)"), message)
-                : EngineMessages.group(HIVE_NAME, message);
+        String identifier = switch (category) {
+            case UNSUPPORTED_FUNCTION -> EngineMessages.group(INVALID_FUNCTION, message);
+            case JOIN_ERROR -> EngineMessages.group(AMBIGUOUS_COLUMN, message);
+            default -> EngineMessages.group(HIVE_NAME, message);
+        };
         return EngineError.sql(category, message, identifier, candidates);
     }
 

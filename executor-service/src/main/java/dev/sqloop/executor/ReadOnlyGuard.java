@@ -19,6 +19,8 @@ public final class ReadOnlyGuard {
             "DROP", "ALTER", "CREATE", "TRUNCATE", "GRANT", "REVOKE", "COPY", "ATTACH", "DETACH", "PRAGMA", "EXPORT",
             "INSTALL", "VACUUM", "CHECKPOINT", "REFRESH", "OVERWRITE");
     private static final Set<String> LOCK_WORDS = Set.of("SHARE", "KEY", "NO");
+    /** Hive/Spark built-ins that call any static Java method inside the server: a query that can do anything. */
+    private static final Set<String> JAVA_CALLS = Set.of("REFLECT", "REFLECT2", "JAVA_METHOD");
 
     /** Statement verbs that are not queries: a text starting with one is a read-only violation, not a typo. */
     private static final Set<String> COMMANDS = Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "REPLACE", "DROP",
@@ -54,7 +56,10 @@ public final class ReadOnlyGuard {
         boolean backticks = backslashStrings;
         boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
         List<String> words = new ArrayList<>();
+        // Hive's SELECT TRANSFORM(…) USING 'script' (also MAP/REDUCE … USING) runs a program on the server
+        boolean usingScript = false;
         int end = -1; // index of the statement-ending ';'
+        String previous = ""; // the last token outside comments and whitespace: a word upper-cased, or its first char
         int n = sql.length();
         int i = 0;
         while (i < n) {
@@ -68,13 +73,18 @@ public final class ReadOnlyGuard {
                 i = blockCommentEnd(sql, i);
                 if (i < 0) return Verdict.malformed("unterminated comment");
             } else if (c == '\'') {
+                if (backslashStrings && previous.equals("USING")) usingScript = true;
+                previous = "'";
                 boolean escapes = backslashStrings || (dollarQuotes && i > 0 && (sql.charAt(i - 1) == 'e' || sql.charAt(i - 1) == 'E')
                         && (i < 2 || !isWordChar(sql.charAt(i - 2))));
                 i = quoteEnd(sql, i, '\'', escapes);
                 if (i < 0) return Verdict.malformed("unterminated string literal");
             } else if (c == '"' || (c == '`' && backticks)) {
+                int start = i;
                 i = quoteEnd(sql, i, c, backslashStrings && c == '"');
                 if (i < 0) return Verdict.malformed("unterminated quoted identifier");
+                // a quoted name is still a name: `reflect`(…) calls reflect
+                previous = asciiUpper(sql.substring(start + 1, i - 1));
             } else if (c == '$' && dollarQuotes && dollarTag(sql, i) != null) {
                 String tag = dollarTag(sql, i);
                 int close = sql.indexOf(tag, i + tag.length());
@@ -82,12 +92,19 @@ public final class ReadOnlyGuard {
                 i = close + tag.length();
             } else if (c == ';') {
                 end = i;
+                previous = ";";
                 i++;
             } else if (isWordStart(c)) {
                 int s = i;
                 while (i < n && isWordChar(sql.charAt(i))) i++;
                 words.add(sql.substring(s, i));
+                previous = asciiUpper(words.getLast());
             } else {
+                if (c == '(' && backslashStrings && JAVA_CALLS.contains(previous)) {
+                    return Verdict.refuse("not read-only: " + previous.toLowerCase(java.util.Locale.ROOT)
+                            + "() calls any Java method inside the server");
+                }
+                if (!Character.isWhitespace(c)) previous = String.valueOf(c);
                 i++;
             }
         }
@@ -100,6 +117,7 @@ public final class ReadOnlyGuard {
         if (!QUERY_STARTS.contains(first)) {
             return Verdict.refuse("not a query: starts with " + words.get(0) + " (only SELECT, WITH, VALUES, TABLE run)");
         }
+        if (usingScript) return Verdict.refuse("not read-only: TRANSFORM … USING runs a script on the server");
         for (int w = 0; w < words.size(); w++) {
             String word = asciiUpper(words.get(w));
             if (WRITE_WORDS.contains(word)) return Verdict.refuse("not read-only: contains " + word);

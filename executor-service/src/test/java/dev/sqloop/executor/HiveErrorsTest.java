@@ -87,6 +87,17 @@ class HiveErrorsTest {
         assertEquals(expected, e.category(), message);
     }
 
+    /** Captured from Hive 4.0.1: a failed MapReduce job arrives with SQLSTATE 08S01, the class of lost connections. */
+    @Test
+    void shouldTreatAFailedHiveJobAsTheSqlsFailureNotALostConnection() {
+        EngineError job = classifier.classify(new SQLException(
+                "Error while compiling statement: FAILED: Execution Error, return code 2 from org.apache.hadoop.hive.ql.exec.mr.MapRedTask", "08S01", 2));
+        assertFalse(job.infrastructure());
+        assertEquals(ErrorCategory.UNKNOWN, job.category());
+        assertTrue(classifier.classify(new SQLException(
+                "Could not open client transport with JDBC Uri: jdbc:hive2://127.0.0.1:1/default: java.net.ConnectException: Connection refused", "08S01", 0)).infrastructure());
+    }
+
     @Test
     void shouldKeepHivesPossibleColumnNames() {
         String m = "Error while compiling statement: FAILED: SemanticException [Error 10004]: Line 1:7 Invalid table alias or column reference 'nosuchcol': (possible column names are: id, region, amount, dt)";

@@ -68,6 +68,31 @@ class ReadOnlyGuardTest {
             "SELECT 'unterminated",
             "SELECT 1 /* unterminated");
 
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT TRANSFORM(id) USING 'touch /tmp/x' AS x FROM t",
+            "SELECT TRANSFORM(id) USING /* c */ 'sh' FROM t",
+            "SELECT reflect('java.lang.System', 'exit', 1)",
+            "SELECT JAVA_METHOD('java.lang.System', 'setProperty', 'a', 'b')",
+            "SELECT `reflect2`('x', 'hashCode') FROM t",
+            "SELECT reflect /* c */ ('java.lang.Thread', 'sleep', 1L)"})
+    void shouldRefuseHiveQueriesThatRunCodeOnTheServer(String sql) {
+        for (Dialect d : List.of(Dialect.HIVE, Dialect.SPARKSQL)) {
+            ReadOnlyGuard.Verdict v = ReadOnlyGuard.check(sql, d);
+            assertFalse(v.allowed(), d + ": " + sql);
+            assertEquals(ErrorCategory.READ_ONLY_VIOLATION, v.category(), sql);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT transform(tags, x -> upper(x)) FROM t JOIN u USING (id)",
+            "SELECT 'reflect(1)' AS s, `reflect` FROM t",
+            "SELECT a FROM t JOIN u USING (id) WHERE name = 'USING'"})
+    void shouldLetLookAlikesOfThoseThrough(String sql) {
+        assertTrue(ReadOnlyGuard.check(sql, Dialect.SPARKSQL).allowed(), sql);
+    }
+
     @Test
     void shouldRefuseEveryWriteOrEvasion() {
         for (String sql : WRITES) {
