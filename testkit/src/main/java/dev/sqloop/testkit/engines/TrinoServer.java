@@ -118,6 +118,7 @@ public final class TrinoServer implements AutoCloseable {
             TrinoServer server = new TrinoServer(p, dir, port);
             long t0 = System.nanoTime();
             server.awaitReady(readyWithin);
+            server.awaitQueries(readyWithin);
             LOG.info("Trino ready on port {} in {} ms ({})", port, (System.nanoTime() - t0) / 1_000_000, dir);
             return server;
         } catch (IOException e) {
@@ -144,6 +145,23 @@ public final class TrinoServer implements AutoCloseable {
         }
         close();
         throw new IOException("Trino not ready within " + within + ": " + tail());
+    }
+
+    /** /v1/info says "starting: false" before the node is registered for scheduling: wait until a query runs. */
+    private void awaitQueries(Duration within) throws IOException {
+        long deadline = System.nanoTime() + within.toNanos();
+        SQLException last = null;
+        while (System.nanoTime() < deadline) {
+            try (Connection c = loader(); java.sql.Statement st = c.createStatement()) {
+                st.execute("SELECT 1");
+                return;
+            } catch (SQLException e) {
+                last = e;
+            }
+            sleep(500);
+        }
+        close();
+        throw new IOException("Trino ran no query within " + within + ": " + (last == null ? "" : last.getMessage()));
     }
 
     private String tail() {
