@@ -35,4 +35,15 @@ class ExecutorConfigTest {
                 "SQLOOP_DATASOURCE_LAKE_DIALECT", "sparksql", "SQLOOP_DATASOURCE_LAKE_URL", "jdbc:hive2://h:10000/default"))));
         assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_LAKE_DIALECT"), e.getMessage());
     }
+
+    @Test
+    void shouldAcceptAPrestoDatasourceThroughPrestoJdbc() {
+        ExecutorConfig c = ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
+                "SQLOOP_DATASOURCE_WH_DIALECT", "presto", "SQLOOP_DATASOURCE_WH_URL", "jdbc:presto://presto:8080/hive/default")));
+        assertTrue(c.datasources().find("wh").isPresent());
+        com.zaxxer.hikari.HikariConfig pool = new com.zaxxer.hikari.HikariConfig();
+        EngineProfile.forDialect(dev.sqloop.common.Dialect.PRESTO).configure(pool, c.datasources().find("wh").orElseThrow());
+        assertEquals("com.facebook.presto.jdbc.PrestoDriver", pool.getDriverClassName());
+        assertEquals("sqloop", pool.getUsername());
+    }
 }
