@@ -2,12 +2,12 @@ package dev.sqloop.executor;
 
 import com.zaxxer.hikari.HikariConfig;
 import dev.sqloop.common.Dialect;
-import dev.sqloop.common.config.ConfigException;
 import dev.sqloop.common.datasource.DatasourceConfig;
 
 /**
  * What differs per engine family: how a read-only connection pool is set up, how a query is bounded or
- * only planned, and how its errors read. Hive and Spark share one HiveServer2 profile; Presto has no driver yet.
+ * only planned, and how its errors read. Hive and Spark share one HiveServer2 profile;
+ * PrestoDB has its own driver (trino-jdbc cannot talk to it).
  */
 interface EngineProfile {
 
@@ -32,8 +32,7 @@ interface EngineProfile {
             case POSTGRES -> new PostgresProfile();
             case TRINO -> new TrinoProfile();
             case HIVE, SPARKSQL -> new HiveServer2Profile(dialect);
-            case PRESTO -> throw new ConfigException("dialect " + dialect.wireName()
-                    + " has no executor driver in this build (trino, postgres, duckdb, hive and sparksql do)");
+            case PRESTO -> new PrestoProfile();
         };
     }
 

@@ -16,13 +16,6 @@ public record ExecutorConfig(KafkaSettings kafka, RunnerSettings runner, Datasou
         if (datasources.isEmpty()) {
             throw new ConfigException(Datasources.PREFIX + "<NAME>_URL and _DIALECT are required for at least one datasource");
         }
-        for (var d : datasources.all()) {
-            try {
-                EngineProfile.forDialect(d.dialect());
-            } catch (ConfigException e) {
-                throw new ConfigException(Datasources.PREFIX + d.name().toUpperCase(java.util.Locale.ROOT) + "_DIALECT: " + e.getMessage());
-            }
-        }
         return new ExecutorConfig(KafkaSettings.fromEnv(env), RunnerConfig.fromEnv(env, ExecuteStage.NAME), datasources,
                 env.string("SQLOOP_MANAGEMENT_HOST", "0.0.0.0"), env.integer("SQLOOP_MANAGEMENT_PORT", 8083, 0, 65535));
     }

@@ -30,19 +30,22 @@ class ExecutorConfigTest {
         assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_"), e.getMessage());
     }
 
-    @Test
-    void shouldFailAtStartForADialectWithoutADriver() {
-        ConfigException e = assertThrows(ConfigException.class, () -> ExecutorConfig.fromEnv(new EnvConfig(Map.of(
-                "SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
-                "SQLOOP_DATASOURCE_OLD_DIALECT", "presto", "SQLOOP_DATASOURCE_OLD_URL", "jdbc:presto://h:8080/hive/default"))));
-        assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_OLD_DIALECT"), e.getMessage());
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"sparksql", "hive"})
     void shouldAcceptTheHiveServer2Dialects(String dialect) {
         ExecutorConfig c = ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
                 "SQLOOP_DATASOURCE_LAKE_DIALECT", dialect, "SQLOOP_DATASOURCE_LAKE_URL", "jdbc:hive2://h:10000/default")));
         assertTrue(c.datasources().find("lake").isPresent());
+    }
+
+    @Test
+    void shouldAcceptAPrestoDatasourceThroughPrestoJdbc() {
+        ExecutorConfig c = ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
+                "SQLOOP_DATASOURCE_WH_DIALECT", "presto", "SQLOOP_DATASOURCE_WH_URL", "jdbc:presto://presto:8080/hive/default")));
+        assertTrue(c.datasources().find("wh").isPresent());
+        com.zaxxer.hikari.HikariConfig pool = new com.zaxxer.hikari.HikariConfig();
+        EngineProfile.forDialect(dev.sqloop.common.Dialect.PRESTO).configure(pool, c.datasources().find("wh").orElseThrow());
+        assertEquals("com.facebook.presto.jdbc.PrestoDriver", pool.getDriverClassName());
+        assertEquals("sqloop", pool.getUsername());
     }
 }

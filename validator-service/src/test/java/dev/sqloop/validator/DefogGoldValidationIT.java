@@ -10,6 +10,7 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.DefogQuestions;
 import dev.sqloop.testkit.engines.PostgresServer;
+import dev.sqloop.testkit.engines.TrinoServer;
 import dev.sqloop.validator.schema.CatalogLoadOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The 120 defog gold queries through the real validator — dialect parser, read-only check, schema check against
- * catalogs loaded from the real engines — on PostgreSQL (their own dialect) and DuckDB. A validator that refuses
+ * catalogs loaded from the real engines — on PostgreSQL (their own dialect), DuckDB and Trino (translated). A validator that refuses
  * correct SQL blocks it on every attempt, so every refusal must be a listed, explained exception.
  */
 class DefogGoldValidationIT {
@@ -34,6 +35,12 @@ class DefogGoldValidationIT {
     static final Map<Integer, String> DUCKDB_EXCEPTIONS = Map.of(
             58, "unsupported_function: to_char(…, 'HH24:MI') is PostgreSQL's formatting function; DuckDB has strftime"
                     + " (the executor refuses it on DuckDB too: DefogGoldIT)");
+
+    /**
+     * Gold queries (translated to Trino's dialect by testkit's PostgresToTrinoQuery) the validator refuses on Trino,
+     * by question index: category, then why.
+     */
+    static final Map<Integer, String> TRINO_EXCEPTIONS = Map.of();
 
     @Test
     void shouldPassTheGoldSqlOnPostgres() {
@@ -57,21 +64,48 @@ class DefogGoldValidationIT {
         check("duckdb", configs, DUCKDB_EXCEPTIONS);
     }
 
+    /**
+     * Trino's parser and a catalog loaded from the real Trino's memory catalog (one datasource per defog schema).
+     * Verbatim PostgreSQL is mostly not Trino SQL (the count is printed); the translation must pass.
+     */
+    @Test
+    void shouldPassTheTranslatedGoldSqlOnTrino() {
+        TrinoServer trino = TrinoServer.shared();
+        DefogDatasets.loadIntoTrino(trino);
+        List<DatasourceConfig> configs = new ArrayList<>();
+        for (String db : DefogDatasets.DATABASES) {
+            configs.add(DatasourceConfig.of(db, Dialect.TRINO, trino.jdbcUrl("memory", db), "sqloop", null));
+        }
+        DatasourceCatalogs catalogs = ConfiguredDatasourceCatalogs.fromDatasources(new Datasources(configs),
+                CatalogLoadOptions.DEFAULTS, Duration.ofHours(1), Clock.systemUTC());
+        int verbatim = 0;
+        for (DefogQuestions.Question q : DefogQuestions.load()) {
+            if (StaticValidator.validate(q.firstGold(), catalogs.find(q.database()).orElseThrow(), null).isEmpty()) verbatim++;
+        }
+        System.out.printf("trino: validator passed %d/120 gold queries verbatim%n", verbatim);
+        check("trino", catalogs, TRINO_EXCEPTIONS, q -> DefogDatasets.trinoQuery(q.database(), q.firstGold()));
+    }
+
     private static void check(String engine, List<DatasourceConfig> configs, Map<Integer, String> exceptions) {
         DatasourceCatalogs catalogs = ConfiguredDatasourceCatalogs.fromDatasources(new Datasources(configs),
                 CatalogLoadOptions.DEFAULTS, Duration.ofHours(1), Clock.systemUTC());
+        check(engine, catalogs, exceptions, DefogQuestions.Question::firstGold);
+    }
+
+    private static void check(String engine, DatasourceCatalogs catalogs, Map<Integer, String> exceptions,
+                              java.util.function.Function<DefogQuestions.Question, String> sql) {
         List<DefogQuestions.Question> questions = DefogQuestions.load();
         assertEquals(120, questions.size());
         Map<Integer, String> refused = new TreeMap<>();
         for (DefogQuestions.Question q : questions) {
             ValidationTarget target = catalogs.find(q.database()).orElseThrow();
-            List<Issue> issues = StaticValidator.validate(q.firstGold(), target, null);
+            List<Issue> issues = StaticValidator.validate(sql.apply(q), target, null);
             if (!issues.isEmpty()) {
                 Issue i = issues.getFirst();
                 refused.put(q.index(), i.category().wireName() + ": " + i.message().lines().findFirst().orElse(""));
             }
         }
-        refused.forEach((i, why) -> System.out.println(engine + " gold #" + i + " refused: " + why + "\n    " + questions.get(i).firstGold()));
+        refused.forEach((i, why) -> System.out.println(engine + " gold #" + i + " refused: " + why + "\n    " + sql.apply(questions.get(i))));
         double passRate = 1.0 - (double) refused.size() / questions.size();
         System.out.printf("%s: validator passed %d/%d gold queries (%.1f %%)%n", engine, questions.size() - refused.size(),
                 questions.size(), 100 * passRate);

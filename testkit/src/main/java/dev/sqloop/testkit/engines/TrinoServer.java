@@ -9,9 +9,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -20,14 +24,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A single-node Trino 476 (coordinator and worker) in its own JVM, from the server-core tarball and the tpch
- * and memory plugin zips of Maven Central (see ../shared/facts/INFRA.md), with server-side read-only access
- * control: Trino does not enforce JDBC's {@code setReadOnly}, so this is what stops writes. Needs JDK 24+
+ * and memory plugin zips of Maven Central (see ../shared/facts/INFRA.md), with server-side access control that
+ * lets only {@value #LOADER_USER} write (to the memory catalog) and every other user read: Trino does not enforce
+ * JDBC's {@code setReadOnly}, so this is what stops writes. It also accepts PrestoDB clients (legacy
+ * {@code X-Presto-*} protocol headers). Needs JDK 24+
  * (476 is Java 24 bytecode). The unpacked installation is found through the system property
  * {@value #HOME_PROPERTY} (a folder holding {@code trino-server-core-*} and {@code plugins/}).
  */
 public final class TrinoServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrinoServer.class);
     public static final String HOME_PROPERTY = "sqloop.trino.home";
+    /** The one user that may write, and only to the memory catalog: it loads test data. Every other user reads only. */
+    public static final String LOADER_USER = "sqloop-loader";
+    /**
+     * File-based access control: the loader owns the memory catalog, everyone else has {@code read-only} on every
+     * catalog — the same refusal for writes as {@code access-control.name=read-only} (PERMISSION_DENIED, code 4),
+     * which could not let any data in. Schema and table rules are left out, which allows all within those limits.
+     */
+    static final String RULES = """
+            {
+              "catalogs": [
+                {"user": "%s", "catalog": "memory", "allow": "all"},
+                {"catalog": ".*", "allow": "read-only"}
+              ]
+            }
+            """.formatted(LOADER_USER);
     private static TrinoServer shared;
 
     private final Process process;
@@ -76,8 +97,12 @@ public final class TrinoServer implements AutoCloseable {
                     "access-control.config-files=" + dir.resolve("etc/access-control.properties").toAbsolutePath(),
                     "query.max-memory=512MB",
                     "query.max-memory-per-node=512MB",
+                    // Trino still answers clients that speak the legacy X-Presto-* headers (PrestoDB's presto-jdbc)
+                    "protocol.v1.alternate-header-name=Presto",
                     ""));
-            Files.writeString(dir.resolve("etc/access-control.properties"), "access-control.name=read-only\n");
+            Files.writeString(dir.resolve("etc/access-control.properties"), "access-control.name=file\nsecurity.config-file="
+                    + dir.resolve("etc/rules.json").toAbsolutePath() + "\n");
+            Files.writeString(dir.resolve("etc/rules.json"), RULES);
             Files.writeString(dir.resolve("etc/log.properties"), "io.trino=WARN\nio.airlift=WARN\n");
             Files.writeString(etc.resolve("tpch.properties"), "connector.name=tpch\n");
             Files.writeString(etc.resolve("memory.properties"), "connector.name=memory\n");
@@ -93,6 +118,7 @@ public final class TrinoServer implements AutoCloseable {
             TrinoServer server = new TrinoServer(p, dir, port);
             long t0 = System.nanoTime();
             server.awaitReady(readyWithin);
+            server.awaitQueries(readyWithin);
             LOG.info("Trino ready on port {} in {} ms ({})", port, (System.nanoTime() - t0) / 1_000_000, dir);
             return server;
         } catch (IOException e) {
@@ -121,6 +147,23 @@ public final class TrinoServer implements AutoCloseable {
         throw new IOException("Trino not ready within " + within + ": " + tail());
     }
 
+    /** /v1/info says "starting: false" before the node is registered for scheduling: wait until a query runs. */
+    private void awaitQueries(Duration within) throws IOException {
+        long deadline = System.nanoTime() + within.toNanos();
+        SQLException last = null;
+        while (System.nanoTime() < deadline) {
+            try (Connection c = loader(); java.sql.Statement st = c.createStatement()) {
+                st.execute("SELECT 1");
+                return;
+            } catch (SQLException e) {
+                last = e;
+            }
+            sleep(500);
+        }
+        close();
+        throw new IOException("Trino ran no query within " + within + ": " + (last == null ? "" : last.getMessage()));
+    }
+
     private String tail() {
         try {
             List<String> lines = Files.readAllLines(dir.resolve("server.log"));
@@ -146,6 +189,14 @@ public final class TrinoServer implements AutoCloseable {
 
     public String jdbcUrl(String catalog, String schema) {
         return "jdbc:trino://127.0.0.1:" + port + "/" + catalog + "/" + schema;
+    }
+
+    /** A connection as {@value #LOADER_USER}, the only user that may write (to the memory catalog). */
+    public Connection loader() throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("user", LOADER_USER);
+        p.setProperty("source", "sqloop-testkit-loader");
+        return DriverManager.getConnection(jdbcUrl("memory", "default"), p);
     }
 
     public boolean alive() {
