@@ -15,6 +15,10 @@ public record EngineError(ErrorCategory category, String message, String identif
         message = message == null ? "" : message;
     }
 
+    public EngineError withMessage(String newMessage) {
+        return new EngineError(category, newMessage, identifier, candidates, infrastructure);
+    }
+
     public static EngineError sql(ErrorCategory category, String message, String identifier, List<String> candidates) {
         return new EngineError(category, message, identifier, candidates, false);
     }

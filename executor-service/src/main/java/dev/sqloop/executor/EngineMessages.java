@@ -24,6 +24,29 @@ final class EngineMessages {
     private EngineMessages() {}
 
     /** The message without a server stack trace (Spark sends ~70 lines of it), bounded in length. */
+    private static final Pattern LINE = Pattern.compile("(?i)\\b(line )(\\d+)");
+    private static final Pattern PG_POSITION = Pattern.compile("(Position: )(\\d+)");
+
+    /**
+     * The positions in {@code message} as they are in the SQL the author wrote, not in the text the executor ran
+     * ({@code prefix} in front of it, e.g. the row-limit wrapper): an LLM told "line 2" about its one-line query
+     * repairs the wrong place. Covers "line N:M" (Trino, Hive), "line N pos M" (Spark), "LINE N:" (DuckDB,
+     * PostgreSQL) and PostgreSQL's character "Position: N".
+     */
+    static String positionsBefore(String message, String prefix) {
+        if (message == null || prefix.isEmpty()) return message;
+        int lines = (int) prefix.chars().filter(ch -> ch == '\n').count();
+        int chars = prefix.length();
+        String out = lines == 0 ? message : LINE.matcher(message).replaceAll(m -> {
+            int n = Integer.parseInt(m.group(2));
+            return Matcher.quoteReplacement(m.group(1) + (n > lines ? n - lines : n));
+        });
+        return PG_POSITION.matcher(out).replaceAll(m -> {
+            int n = Integer.parseInt(m.group(2));
+            return Matcher.quoteReplacement(m.group(1) + (n > chars ? n - chars : n));
+        });
+    }
+
     static String clean(SQLException e) {
         String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         return cutStack(m);

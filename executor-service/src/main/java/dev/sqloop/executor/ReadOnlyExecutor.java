@@ -3,6 +3,7 @@ package dev.sqloop.executor;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.ValidationMode;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.runtime.InfrastructureException;
 import java.sql.Connection;
@@ -35,9 +36,10 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         }
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
         long start = System.nanoTime();
+        String limited = profile.limited(verdict.query(), ds.rowLimit());
         try (Connection c = pool(ds, profile).getConnection()) {
             Execution e = switch (ds.validationMode()) {
-                case LIMIT -> query(c, profile.limited(verdict.query(), ds.rowLimit()), ds, start);
+                case LIMIT -> query(c, limited, ds, start);
                 case EXPLAIN -> explain(c, profile, verdict.query(), ds, start);
             };
             return new Succeeded(e);
@@ -45,6 +47,10 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             EngineError error = profile.errors().classify(e);
             if (error.infrastructure()) {
                 throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + error.message(), e);
+            }
+            if (ds.validationMode() == ValidationMode.LIMIT) {
+                int at = limited.indexOf(verdict.query());
+                if (at > 0) error = error.withMessage(EngineMessages.positionsBefore(error.message(), limited.substring(0, at)));
             }
             return new Failed(error);
         }

@@ -126,6 +126,7 @@ class SparkExecutorIT {
         assertFalse(e.message().contains("\tat "), "stack trace cut: " + e.message());
         assertFalse(e.message().contains("+- "), "logical plan cut: " + e.message());
         assertTrue(e.message().startsWith("["), "starts at the error class: " + e.message());
+        assertFalse(e.message().matches("(?s).*\\bline [2-9].*"), "positions in the one-line SQL, not in the LIMIT wrapper: " + e.message());
     }
 
     /** {@code SELEC} never reaches an engine through the executor (its guard calls it a syntax error): sent raw here. */
