@@ -142,8 +142,10 @@ class DefogGoldIT {
                 Map<String, Long> pgCounts = new TreeMap<>();
                 Map<String, Long> trinoCounts = new TreeMap<>();
                 try (Connection c = pg.superuser(db); Statement st = c.createStatement()) {
+                    // the names from Trino: other ITs add their own tables to the shared PostgreSQL (the 67 below
+                    // still catches a table Trino lacks)
                     List<String> names = new ArrayList<>();
-                    try (ResultSet rs = st.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")) {
+                    try (ResultSet rs = ts.executeQuery("SELECT table_name FROM memory.information_schema.tables WHERE table_schema = '" + db + "'")) {
                         while (rs.next()) names.add(rs.getString(1));
                     }
                     for (String n : names) {
