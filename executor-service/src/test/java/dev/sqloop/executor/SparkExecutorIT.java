@@ -277,7 +277,7 @@ class SparkExecutorIT {
                 .withLimits(10, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2));
         try (ReadOnlyExecutor local = new ReadOnlyExecutor()) {
             assertInstanceOf(QueryRunner.Succeeded.class, local.run(d, "SELECT 1"));
-            signal("STOP");
+            spark.freeze();
             try {
                 long t0 = System.nanoTime();
                 assertThrows(InfrastructureException.class, () -> local.run(fresh, "SELECT 1"));
@@ -289,7 +289,7 @@ class SparkExecutorIT {
                 assertTrue(freshMs < 5000, "a new connection gives up at the pool's connect timeout, took " + freshMs + " ms");
                 assertTrue(pooledMs < bound, "a pooled connection gives up at the socket timeout, took " + pooledMs + " ms");
             } finally {
-                signal("CONT");
+                spark.thaw();
             }
             QueryRunner.Result after = null;
             for (int i = 0; i < 10 && !(after instanceof QueryRunner.Succeeded); i++) {
@@ -301,11 +301,6 @@ class SparkExecutorIT {
             }
             assertInstanceOf(QueryRunner.Succeeded.class, after, "the pool reconnects once the server runs again");
         }
-    }
-
-    private static void signal(String name) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(spark.pid())).inheritIO().start();
-        assertEquals(0, kill.waitFor(), "kill -" + name);
     }
 
     /**
