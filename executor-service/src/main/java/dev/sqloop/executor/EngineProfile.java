@@ -6,8 +6,8 @@ import dev.sqloop.common.datasource.DatasourceConfig;
 
 /**
  * What differs per engine family: how a read-only connection pool is set up, how a query is bounded or
- * only planned, and how its errors read. Hive and Spark share one HiveServer2 profile;
- * PrestoDB has its own driver (trino-jdbc cannot talk to it).
+ * only planned, and how its errors read. Hive and Spark share one HiveServer2 profile; Trino and PrestoDB
+ * share one profile with a driver each (trino-jdbc cannot talk to PrestoDB).
  */
 interface EngineProfile {
 
@@ -30,9 +30,8 @@ interface EngineProfile {
         return switch (dialect) {
             case DUCKDB -> new DuckDbProfile();
             case POSTGRES -> new PostgresProfile();
-            case TRINO -> new TrinoProfile();
+            case TRINO, PRESTO -> new TrinoProfile(dialect);
             case HIVE, SPARKSQL -> new HiveServer2Profile(dialect);
-            case PRESTO -> new PrestoProfile();
         };
     }
 

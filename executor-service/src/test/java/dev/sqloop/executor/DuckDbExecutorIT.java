@@ -1,5 +1,12 @@
 package dev.sqloop.executor;
 
+import static dev.sqloop.executor.ExecutorAssertions.assertInfrastructureWithin;
+import static dev.sqloop.executor.ExecutorAssertions.assertRefusedBeforeTheEngine;
+import static dev.sqloop.executor.ExecutorAssertions.fail;
+import static dev.sqloop.executor.ExecutorAssertions.ok;
+import static dev.sqloop.executor.ExecutorAssertions.rowCounts;
+import static dev.sqloop.executor.ExecutorAssertions.scalar;
+import static dev.sqloop.executor.ExecutorAssertions.writesOn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -19,12 +26,11 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,19 +58,9 @@ class DuckDbExecutorIT {
         executor.close();
     }
 
-    private static EngineError fail(String sql) {
-        QueryRunner.Result r = executor.run(ds, sql);
-        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
-    }
-
-    private static Execution ok(DatasourceConfig on, String sql) {
-        QueryRunner.Result r = executor.run(on, sql);
-        return assertInstanceOf(QueryRunner.Succeeded.class, r, () -> sql + " failed: " + r).execution();
-    }
-
     @Test
     void shouldReturnShapeRowCountAndABoundedPreview() {
-        Execution e = ok(ds, "SELECT o_orderkey, o_orderdate, o_totalprice, o_comment FROM orders ORDER BY o_orderkey;");
+        Execution e = ok(executor, ds, "SELECT o_orderkey, o_orderdate, o_totalprice, o_comment FROM orders ORDER BY o_orderkey;");
         assertEquals(List.of("o_orderkey", "o_orderdate", "o_totalprice", "o_comment"), e.columns());
         assertEquals(4, e.types().size());
         assertEquals(100, e.rowCount(), "the datasource's row limit");
@@ -78,7 +74,7 @@ class DuckDbExecutorIT {
 
     @Test
     void shouldRunATrailingCommentAndCte() {
-        Execution e = ok(ds, "WITH s AS (SELECT o_orderstatus, count(*) AS n FROM orders GROUP BY 1) SELECT * FROM s ORDER BY n DESC -- biggest first");
+        Execution e = ok(executor, ds, "WITH s AS (SELECT o_orderstatus, count(*) AS n FROM orders GROUP BY 1) SELECT * FROM s ORDER BY n DESC -- biggest first");
         assertEquals(3, e.rowCount());
     }
 
@@ -100,41 +96,37 @@ class DuckDbExecutorIT {
             "SELECT CAST('abc' AS integer)|TYPE_MISMATCH",
             "SELEC * FROM orders|SYNTAX_ERROR"})
     void shouldClassifyTheEnginesOwnErrors(String sql, ErrorCategory expected) {
-        EngineError e = fail(sql);
+        EngineError e = fail(executor, ds, sql);
         assertEquals(expected, e.category(), e.message());
         assertFalse(e.infrastructure());
     }
 
     @Test
     void shouldKeepTheEnginesSuggestions() {
-        EngineError col = fail("SELECT o_orderstat FROM orders");
+        EngineError col = fail(executor, ds, "SELECT o_orderstat FROM orders");
         assertEquals("o_orderstat", col.identifier());
         assertTrue(col.candidates().contains("o_orderstatus"), col.candidates().toString());
-        EngineError table = fail("SELECT * FROM order_s");
+        EngineError table = fail(executor, ds, "SELECT * FROM order_s");
         assertEquals(ErrorCategory.TABLE_NOT_FOUND, table.category());
         assertTrue(table.candidates().contains("orders"), table.message());
-        EngineError fn = fail("SELECT strftim(o_orderdate, '%Y') FROM orders");
+        EngineError fn = fail(executor, ds, "SELECT strftim(o_orderdate, '%Y') FROM orders");
         assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, fn.category());
         assertTrue(fn.candidates().contains("strftime"), fn.message());
     }
 
     @Test
     void shouldRefuseWritesWithoutTouchingTheWarehouse() throws Exception {
-        List<Long> before = counts();
-        for (String sql : ReadOnlyGuardTest.WRITES) {
-            EngineError e = fail(sql.replace(" t ", " orders ").replace(" t", " orders"));
-            assertTrue(e.category() == ErrorCategory.READ_ONLY_VIOLATION || e.category() == ErrorCategory.SYNTAX_ERROR, sql);
-            assertTrue(e.message().startsWith("refused by the executor"), "refused before the engine: " + sql);
-        }
+        Map<String, Long> before = counts();
+        assertRefusedBeforeTheEngine(executor, ds, writesOn("orders"));
         assertEquals(before, counts());
     }
 
     @Test
     void shouldHaveTheEngineRefuseWritesAndFileAccessOnItsOwn() throws Exception {
-        List<Long> before = counts();
+        Map<String, Long> before = counts();
         // defense in depth: these pass the guard (or bypass it) and are stopped by how the pool opened the file
-        assertEquals(ErrorCategory.PERMISSION_DENIED, fail("SELECT * FROM read_csv('/etc/passwd')").category());
-        assertEquals(ErrorCategory.PERMISSION_DENIED, fail("SELECT * FROM read_text('/etc/hostname')").category());
+        assertEquals(ErrorCategory.PERMISSION_DENIED, fail(executor, ds, "SELECT * FROM read_csv('/etc/passwd')").category());
+        assertEquals(ErrorCategory.PERMISSION_DENIED, fail(executor, ds, "SELECT * FROM read_text('/etc/hostname')").category());
         try (Connection c = executor.borrow(ds)) {
             for (String write : List.of("CREATE TABLE x AS SELECT 1", "DELETE FROM orders", "COPY orders TO '" + dir.resolve("leak.csv") + "'",
                     "SET enable_external_access = true", "ATTACH '" + dir.resolve("other.duckdb") + "' AS other")) {
@@ -152,7 +144,7 @@ class DuckDbExecutorIT {
     @Test
     void shouldStopALongQueryAtTheTimeoutAndFreeTheEngine() {
         long t0 = System.nanoTime();
-        EngineError e = fail("SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b");
+        EngineError e = fail(executor, ds, "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b");
         long tookMs = (System.nanoTime() - t0) / 1_000_000;
         assertEquals(ErrorCategory.TIMEOUT, e.category(), e.message());
         assertTrue(tookMs >= 1500 && tookMs < 8000, "stopped at the 2 s timeout, took " + tookMs + " ms");
@@ -163,27 +155,24 @@ class DuckDbExecutorIT {
         long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
         assertTrue(cpuMs < 600, "process CPU in the second after the timeout: " + cpuMs + " ms");
         long t1 = System.nanoTime();
-        ok(ds, "SELECT count(*) FROM nation");
+        ok(executor, ds, "SELECT count(*) FROM nation");
         assertTrue((System.nanoTime() - t1) / 1_000_000 < 1000, "the pool's only connection is free again");
     }
 
     @Test
     void shouldValidateWithoutRunningInExplainMode() {
         DatasourceConfig explain = ds.withValidationMode(ValidationMode.EXPLAIN);
-        Execution e = ok(explain, "SELECT o_orderkey, o_totalprice FROM orders");
+        Execution e = ok(executor, explain, "SELECT o_orderkey, o_totalprice FROM orders");
         assertEquals(List.of("o_orderkey", "o_totalprice"), e.columns());
         assertEquals(0, e.rowCount());
-        EngineError err = assertInstanceOf(QueryRunner.Failed.class, executor.run(explain, "SELECT nope FROM orders")).error();
-        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, err.category());
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, fail(executor, explain, "SELECT nope FROM orders").category());
     }
 
     @Test
     void shouldCallAMissingDatabaseFileInfrastructure() {
         DatasourceConfig missing = DatasourceConfig.of("missing", Dialect.DUCKDB, "jdbc:duckdb:" + dir.resolve("nope.duckdb"), null, null)
                 .withPool(1, Duration.ofSeconds(1));
-        long t0 = System.nanoTime();
-        assertThrows(InfrastructureException.class, () -> executor.run(missing, "SELECT 1"));
-        assertTrue((System.nanoTime() - t0) / 1_000_000 < 5000);
+        assertInfrastructureWithin(executor, missing, Duration.ofSeconds(5));
         assertFalse(Files.exists(dir.resolve("nope.duckdb")), "read-only never creates the file");
     }
 
@@ -204,12 +193,11 @@ class DuckDbExecutorIT {
 
     @Test
     void shouldShareTheFileOnlyWithTheSameReadOnlyProperties() throws Exception {
-        ok(ds, "SELECT 1");
+        ok(executor, ds, "SELECT 1");
         // what the validator does in the same JVM (embedded demo): the shared property set works alongside the pool
         try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + file, DuckDbReadOnly.properties());
-             Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM region")) {
-            rs.next();
-            assertEquals(5, rs.getLong(1));
+             Statement st = c.createStatement()) {
+            assertEquals(5, scalar(st, "SELECT count(*) FROM region"));
         }
         java.util.Properties plain = new java.util.Properties();
         plain.setProperty("duckdb.read_only", "true");
@@ -217,23 +205,15 @@ class DuckDbExecutorIT {
         assertTrue(e.getMessage().contains("different configuration"), e.getMessage());
     }
 
-    private static List<Long> counts() throws SQLException {
+    private static Map<String, Long> counts() throws SQLException {
         // DuckDB shares one database instance per file in a JVM and refuses a second configuration,
         // so the engine-side count goes through the executor's own (read-only) pool
-        List<Long> out = new ArrayList<>();
-        try (Connection c = executor.borrow(ds); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT table_name, estimated_size FROM duckdb_tables() ORDER BY table_name")) {
-            List<String> tables = new ArrayList<>();
-            while (rs.next()) tables.add(rs.getString(1));
-            assertEquals(List.of("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"), tables);
-            for (String t : tables) {
-                try (Statement s2 = c.createStatement(); ResultSet r = s2.executeQuery("SELECT count(*) FROM " + t)) {
-                    r.next();
-                    out.add(r.getLong(1));
-                }
-            }
+        try (Connection c = executor.borrow(ds)) {
+            Map<String, Long> counts = rowCounts(c, "SELECT table_name FROM duckdb_tables()", 1, t -> t);
+            assertEquals(List.of("customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"),
+                    List.copyOf(counts.keySet()));
+            return counts;
         }
-        return out;
     }
 
     private static void sleep(long ms) {

@@ -1,11 +1,15 @@
 package dev.sqloop.executor;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static dev.sqloop.executor.ExecutorAssertions.assertInfrastructureWithin;
+import static dev.sqloop.executor.ExecutorAssertions.assertRefusedBeforeTheEngine;
+import static dev.sqloop.executor.ExecutorAssertions.fail;
+import static dev.sqloop.executor.ExecutorAssertions.ok;
+import static dev.sqloop.executor.ExecutorAssertions.rowCounts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
@@ -102,25 +106,15 @@ class HiveExecutorIT {
         return DriverManager.getConnection(hive.jdbcUrl("default"), "sqloop", "");
     }
 
-    private static EngineError fail(String sql) {
-        QueryRunner.Result r = executor.run(ds, sql);
-        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
-    }
-
-    private static Execution ok(DatasourceConfig on, String sql) {
-        QueryRunner.Result r = executor.run(on, sql);
-        return assertInstanceOf(QueryRunner.Succeeded.class, r, () -> sql + " failed: " + r).execution();
-    }
-
     @Test
     void shouldReturnShapeRowCountAndABoundedPreview() {
-        Execution e = ok(ds, "SELECT id, region, amount, dt FROM sales ORDER BY id");
+        Execution e = ok(executor, ds, "SELECT id, region, amount, dt FROM sales ORDER BY id");
         assertEquals(List.of("id", "region", "amount", "dt"), e.columns());
         assertEquals(List.of("int", "string", "double", "date"), e.types());
         assertEquals(100, e.rowCount(), "the datasource's row limit");
         assertEquals(ReadOnlyExecutor.PREVIEW_ROWS, e.preview().size());
         assertEquals(List.of(1, "us", 1.5, "2024-01-02"), e.preview().get(0));
-        Execution grouped = ok(ds, "SELECT region, count(*) AS n FROM sales GROUP BY region ORDER BY region");
+        Execution grouped = ok(executor, ds, "SELECT region, count(*) AS n FROM sales GROUP BY region ORDER BY region");
         assertEquals(List.of(List.of("apac", 1000L), List.of("eu", 1000L), List.of("us", 1000L)), grouped.preview(),
                 "a GROUP BY runs as a local MapReduce job inside the server");
     }
@@ -145,7 +139,7 @@ class HiveExecutorIT {
             // the same failure in a fetch task (no job): SQLSTATE null, error code 1
             "SELECT assert_true(amount < 0) FROM sales|UNKNOWN|"})
     void shouldClassifyTheServersErrors(String sql, ErrorCategory expected, String identifier) {
-        EngineError e = fail(sql);
+        EngineError e = fail(executor, ds, sql);
         assertEquals(expected, e.category(), e.message());
         assertFalse(e.infrastructure(), e.message());
         if (identifier != null) assertEquals(identifier, e.identifier(), e.message());
@@ -155,11 +149,11 @@ class HiveExecutorIT {
     /** An unqualified unknown column (10004) lists Hive's candidates; a qualified one (10002) names none. */
     @Test
     void shouldKeepHivesPossibleColumnNames() {
-        EngineError e = fail("SELECT amout FROM sales");
+        EngineError e = fail(executor, ds, "SELECT amout FROM sales");
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, e.category(), e.message());
         assertEquals("amout", e.identifier());
         assertEquals(List.of("id", "region", "amount", "dt"), e.candidates(), e.message());
-        EngineError qualified = fail("SELECT s.amout FROM sales s");
+        EngineError qualified = fail(executor, ds, "SELECT s.amout FROM sales s");
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, qualified.category(), qualified.message());
         assertEquals("amout", qualified.identifier());
         assertEquals(List.of(), qualified.candidates(), qualified.message());
@@ -172,10 +166,10 @@ class HiveExecutorIT {
      */
     @Test
     void shouldDocumentWhatHiveAcceptsSilently() {
-        assertEquals(0, ok(ds, "SELECT * FROM sales WHERE id = 'abc'").rowCount(), "'abc' is cast to NULL: no row, no error");
-        assertEquals(0.0, ok(ds, "SELECT sum(region) FROM sales").preview().get(0).get(0), "strings sum as NULL: 0.0");
-        assertNull(ok(ds, "SELECT 1/0").preview().get(0).get(0), "division by zero is NULL");
-        assertNull(ok(ds, "SELECT CAST('abc' AS int)").preview().get(0).get(0), "a bad cast is NULL");
+        assertEquals(0, ok(executor, ds, "SELECT * FROM sales WHERE id = 'abc'").rowCount(), "'abc' is cast to NULL: no row, no error");
+        assertEquals(0.0, ok(executor, ds, "SELECT sum(region) FROM sales").preview().get(0).get(0), "strings sum as NULL: 0.0");
+        assertNull(ok(executor, ds, "SELECT 1/0").preview().get(0).get(0), "division by zero is NULL");
+        assertNull(ok(executor, ds, "SELECT CAST('abc' AS int)").preview().get(0).get(0), "a bad cast is NULL");
     }
 
     /** HiveQL's own ways to write or to run code from a query, on top of the shared corpus. */
@@ -214,11 +208,7 @@ class HiveExecutorIT {
         byte[] fileBefore = Files.readAllBytes(salesFile);
         List<String> corpus = new ArrayList<>(ReadOnlyGuardTest.WRITES);
         corpus.addAll(HIVE_WRITES);
-        for (String sql : corpus) {
-            EngineError e = fail(sql);
-            assertTrue(e.message().startsWith("refused by the executor"), "refused before the engine: " + sql + " → " + e.message());
-            assertTrue(e.category() == ErrorCategory.READ_ONLY_VIOLATION || e.category() == ErrorCategory.SYNTAX_ERROR, sql);
-        }
+        assertRefusedBeforeTheEngine(executor, ds, corpus);
         assertEquals(before, engineState(), "same databases, tables and row counts on the server");
         assertArrayEquals(fileBefore, Files.readAllBytes(salesFile), "the table's data file is untouched");
         assertFalse(Files.exists(Path.of("/tmp/sqloop-pwned")) || Files.exists(Path.of("/tmp/sqloop-leak")), "no script ran, no directory was written");
@@ -231,16 +221,7 @@ class HiveExecutorIT {
             try (ResultSet rs = st.executeQuery("SHOW DATABASES")) {
                 while (rs.next()) state.put("database " + rs.getString(1), 0L);
             }
-            List<String> tables = new ArrayList<>();
-            try (ResultSet rs = st.executeQuery("SHOW TABLES IN " + DB)) {
-                while (rs.next()) tables.add(rs.getString(1));
-            }
-            for (String t : tables) {
-                try (ResultSet rs = st.executeQuery("SELECT count(*) FROM " + DB + "." + t)) {
-                    rs.next();
-                    state.put("rows " + t, rs.getLong(1));
-                }
-            }
+            rowCounts(c, "SHOW TABLES IN " + DB, 1, t -> DB + "." + t).forEach((t, n) -> state.put("rows " + t, n));
         }
         assertEquals(SALES_ROWS, state.get("rows sales"), state.toString());
         return state;
@@ -343,9 +324,7 @@ class HiveExecutorIT {
     void shouldGiveInfrastructureQuicklyWhenNothingListens() {
         DatasourceConfig nowhere = DatasourceConfig.of("nowhere", Dialect.HIVE, "jdbc:hive2://127.0.0.1:" + dev.sqloop.testkit.Ports.free() + "/default",
                 "sqloop", null).withPool(1, Duration.ofSeconds(1));
-        long t0 = System.nanoTime();
-        assertThrows(InfrastructureException.class, () -> executor.run(nowhere, "SELECT 1"));
-        assertTrue((System.nanoTime() - t0) / 1_000_000 < 10000);
+        assertInfrastructureWithin(executor, nowhere, Duration.ofSeconds(10));
     }
 
     /**

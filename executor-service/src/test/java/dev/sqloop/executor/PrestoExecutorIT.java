@@ -1,8 +1,11 @@
 package dev.sqloop.executor;
 
+import static dev.sqloop.executor.ExecutorAssertions.assertInfrastructureWithin;
+import static dev.sqloop.executor.ExecutorAssertions.assertRefusedBeforeTheEngine;
+import static dev.sqloop.executor.ExecutorAssertions.fail;
+import static dev.sqloop.executor.ExecutorAssertions.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +14,6 @@ import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.ValidationMode;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
-import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.TrinoServer;
@@ -51,15 +53,9 @@ class PrestoExecutorIT {
         executor.close();
     }
 
-    private static EngineError fail(String sql) {
-        QueryRunner.Result r = executor.run(ds, sql);
-        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
-    }
-
     @Test
     void shouldRunQueriesThroughPrestoJdbc() throws Exception {
-        QueryRunner.Result r = executor.run(ds, "SELECT orderkey, orderdate, orderstatus FROM orders ORDER BY orderkey");
-        Execution e = assertInstanceOf(QueryRunner.Succeeded.class, r, r::toString).execution();
+        Execution e = ok(executor, ds, "SELECT orderkey, orderdate, orderstatus FROM orders ORDER BY orderkey");
         assertEquals(List.of("orderkey", "orderdate", "orderstatus"), e.columns());
         assertEquals(100, e.rowCount());
         assertEquals(1L, e.preview().get(0).get(0));
@@ -74,8 +70,7 @@ class PrestoExecutorIT {
         DefogDatasets.loadIntoTrino(trino);
         DatasourceConfig academic = DatasourceConfig.of("presto_academic", Dialect.PRESTO,
                 "jdbc:presto://127.0.0.1:" + trino.port() + "/memory/academic", "sqloop", null).withLimits(100, Duration.ofSeconds(60));
-        QueryRunner.Result r = executor.run(academic, "SELECT count(*) FROM author a JOIN writes w ON a.aid = w.aid");
-        long n = ((Number) assertInstanceOf(QueryRunner.Succeeded.class, r, r::toString).execution().preview().get(0).get(0)).longValue();
+        long n = ((Number) ok(executor, academic, "SELECT count(*) FROM author a JOIN writes w ON a.aid = w.aid").preview().get(0).get(0)).longValue();
         assertTrue(n > 0);
     }
 
@@ -90,7 +85,7 @@ class PrestoExecutorIT {
             "SELECT orderkey FROM tpch.tiny.orders o JOIN tpch.tiny.lineitem l ON o.orderkey = l.orderkey|JOIN_ERROR",
             "SELECT CAST('abc' AS integer)|TYPE_MISMATCH"})
     void shouldClassifyErrorsArrivingThroughPrestoJdbc(String sql, ErrorCategory expected) {
-        EngineError e = fail(sql);
+        EngineError e = fail(executor, ds, sql);
         assertEquals(expected, e.category(), e.message());
         assertFalse(e.infrastructure());
     }
@@ -101,24 +96,20 @@ class PrestoExecutorIT {
             SQLException e = assertThrows(SQLException.class, () -> st.execute("CREATE TABLE memory.default.presto_leak AS SELECT 1 AS x"));
             assertEquals(ErrorCategory.PERMISSION_DENIED, new TrinoErrors().classify(e).category(), e.getMessage());
         }
-        assertTrue(fail("DROP TABLE memory.academic.author").message().startsWith("refused by the executor"));
+        assertRefusedBeforeTheEngine(executor, ds, List.of("DROP TABLE memory.academic.author"));
     }
 
     @Test
     void shouldValidateWithExplain() {
         DatasourceConfig explain = ds.withValidationMode(ValidationMode.EXPLAIN);
-        assertInstanceOf(QueryRunner.Succeeded.class, executor.run(explain, "SELECT count(*) FROM tpch.sf100.lineitem"));
-        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, assertInstanceOf(QueryRunner.Failed.class,
-                executor.run(explain, "SELECT nope FROM orders")).error().category());
+        ok(executor, explain, "SELECT count(*) FROM tpch.sf100.lineitem");
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, fail(executor, explain, "SELECT nope FROM orders").category());
     }
 
     @Test
     void shouldGiveInfrastructureQuicklyWhenNothingListens() {
         DatasourceConfig nowhere = DatasourceConfig.of("presto_nowhere", Dialect.PRESTO,
                 "jdbc:presto://127.0.0.1:" + Ports.free() + "/tpch/tiny", "sqloop", null).withPool(1, Duration.ofSeconds(1));
-        long t0 = System.nanoTime();
-        InfrastructureException e = assertThrows(InfrastructureException.class, () -> executor.run(nowhere, "SELECT 1"));
-        assertTrue((System.nanoTime() - t0) / 1_000_000 < 10000, "failed fast");
-        assertTrue(e.getMessage().contains("presto_nowhere"), e.getMessage());
+        assertInfrastructureWithin(executor, nowhere, Duration.ofSeconds(10));
     }
 }

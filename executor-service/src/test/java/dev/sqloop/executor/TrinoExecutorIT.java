@@ -1,5 +1,12 @@
 package dev.sqloop.executor;
 
+import static dev.sqloop.executor.ExecutorAssertions.assertInfrastructureWithin;
+import static dev.sqloop.executor.ExecutorAssertions.assertRefusedBeforeTheEngine;
+import static dev.sqloop.executor.ExecutorAssertions.assertServerStopsRunning;
+import static dev.sqloop.executor.ExecutorAssertions.fail;
+import static dev.sqloop.executor.ExecutorAssertions.ok;
+import static dev.sqloop.executor.ExecutorAssertions.scalar;
+import static dev.sqloop.executor.ExecutorAssertions.writesOn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,12 +18,10 @@ import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.ValidationMode;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
-import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.TrinoServer;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -77,19 +82,9 @@ class TrinoExecutorIT {
         executor.close();
     }
 
-    private static EngineError fail(String sql) {
-        QueryRunner.Result r = executor.run(ds, sql);
-        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
-    }
-
-    private static Execution ok(DatasourceConfig on, String sql) {
-        QueryRunner.Result r = executor.run(on, sql);
-        return assertInstanceOf(QueryRunner.Succeeded.class, r, () -> sql + " failed: " + r).execution();
-    }
-
     @Test
     void shouldReturnShapeRowCountAndABoundedPreview() {
-        Execution e = ok(ds, "SELECT orderkey, orderdate, totalprice, orderstatus FROM orders ORDER BY orderkey");
+        Execution e = ok(executor, ds, "SELECT orderkey, orderdate, totalprice, orderstatus FROM orders ORDER BY orderkey");
         assertEquals(List.of("orderkey", "orderdate", "totalprice", "orderstatus"), e.columns());
         assertEquals(List.of("bigint", "date", "double", "varchar(1)"), e.types());
         assertEquals(100, e.rowCount());
@@ -116,17 +111,14 @@ class TrinoExecutorIT {
             "SELECT 1 / (count(*) - count(*)) FROM tpch.tiny.nation|UNKNOWN",
             "SELECT CAST('abc' AS integer)|TYPE_MISMATCH"})
     void shouldClassifyTheServersErrors(String sql, ErrorCategory expected) {
-        EngineError e = fail(sql);
+        EngineError e = fail(executor, ds, sql);
         assertEquals(expected, e.category(), e.message());
         assertFalse(e.infrastructure());
     }
 
     @Test
     void shouldRefuseWritesInTheExecutorAndOnTheServer() throws Exception {
-        for (String sql : ReadOnlyGuardTest.WRITES) {
-            EngineError e = fail(sql.replace(" t ", " memory.default.t ").replace(" t", " memory.default.t"));
-            assertTrue(e.message().startsWith("refused by the executor"), "refused before the engine: " + sql);
-        }
+        assertRefusedBeforeTheEngine(executor, ds, writesOn("memory.default.t"));
         // setReadOnly(true) is not enforced by Trino: the server's read-only access control is what refuses
         try (Connection c = executor.borrow(ds)) {
             for (String write : List.of("CREATE TABLE memory.default.leak AS SELECT 1 AS x", "CREATE SCHEMA memory.other")) {
@@ -136,10 +128,9 @@ class TrinoExecutorIT {
                 }
             }
             // other tests of this JVM may have loaded the defog schemas: look for exactly what was attempted
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM memory.information_schema.tables"
-                    + " WHERE table_schema = 'other' OR table_schema = 'default' AND table_name = 'leak'")) {
-                rs.next();
-                assertEquals(0, rs.getLong(1), "nothing was created");
+            try (Statement st = c.createStatement()) {
+                assertEquals(0, scalar(st, "SELECT count(*) FROM memory.information_schema.tables"
+                        + " WHERE table_schema = 'other' OR table_schema = 'default' AND table_name = 'leak'"), "nothing was created");
             }
         }
     }
@@ -172,44 +163,33 @@ class TrinoExecutorIT {
     }
 
     private static long authors(DatasourceConfig on) {
-        return ((Number) ok(on, "SELECT count(*) FROM author").preview().get(0).get(0)).longValue();
+        return ((Number) ok(executor, on, "SELECT count(*) FROM author").preview().get(0).get(0)).longValue();
     }
 
     @Test
     void shouldEndALongQueryOnTheServerAtTheTimeout() throws Exception {
         long t0 = System.nanoTime();
-        EngineError e = fail("SELECT count(*), sum(l.quantity) FROM tpch.sf100.lineitem l");
+        EngineError e = fail(executor, ds, "SELECT count(*), sum(l.quantity) FROM tpch.sf100.lineitem l");
         long tookMs = (System.nanoTime() - t0) / 1_000_000;
         assertEquals(ErrorCategory.TIMEOUT, e.category(), e.message());
         assertTrue(tookMs >= 4500 && tookMs < 20000, "stopped at the 5 s timeout, took " + tookMs + " ms");
         try (Connection c = executor.borrow(ds); Statement st = c.createStatement()) {
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            long running;
-            do {
-                try (ResultSet rs = st.executeQuery("SELECT count(*) FROM system.runtime.queries WHERE state NOT IN ('FINISHED', 'FAILED')"
-                        + " AND query LIKE '%sf100.lineitem%' AND query NOT LIKE '%system.runtime%'")) {
-                    rs.next();
-                    running = rs.getLong(1);
-                }
-            } while (running > 0 && System.nanoTime() < deadline);
-            assertEquals(0, running, "the server is no longer running the query");
+            assertServerStopsRunning(st, "SELECT count(*) FROM system.runtime.queries WHERE state NOT IN ('FINISHED', 'FAILED')"
+                    + " AND query LIKE '%sf100.lineitem%' AND query NOT LIKE '%system.runtime%'", Duration.ofSeconds(10));
         }
     }
 
     @Test
     void shouldValidateWithExplainTypeValidate() {
         DatasourceConfig explain = ds.withValidationMode(ValidationMode.EXPLAIN);
-        assertEquals(0, ok(explain, "SELECT count(*) FROM tpch.sf100.lineitem").rowCount());
-        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, assertInstanceOf(QueryRunner.Failed.class,
-                executor.run(explain, "SELECT nope FROM orders")).error().category());
+        assertEquals(0, ok(executor, explain, "SELECT count(*) FROM tpch.sf100.lineitem").rowCount());
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, fail(executor, explain, "SELECT nope FROM orders").category());
     }
 
     @Test
     void shouldGiveInfrastructureQuicklyWhenNothingListens() {
         DatasourceConfig nowhere = DatasourceConfig.of("nowhere", Dialect.TRINO, "jdbc:trino://127.0.0.1:" + Ports.free() + "/tpch/tiny", "sqloop", null)
                 .withPool(1, Duration.ofSeconds(1));
-        long t0 = System.nanoTime();
-        assertThrows(InfrastructureException.class, () -> executor.run(nowhere, "SELECT 1"));
-        assertTrue((System.nanoTime() - t0) / 1_000_000 < 10000);
+        assertInfrastructureWithin(executor, nowhere, Duration.ofSeconds(10));
     }
 }

@@ -15,12 +15,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class HiveServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HiveServer.class);
     public static final String CLASSPATH_PROPERTY = "sqloop.hive.classpath";
-    /** Optional: the {@code java} of a JDK 17 to run the server with, when none is found in /usr/lib/jvm. */
+    /** Optional: the {@code java} of a JDK 17 to run the server with (else this JVM if it is a 17, else one in /usr/lib/jvm). */
     public static final String JAVA_PROPERTY = "sqloop.hive.java";
     private static final List<String> OPENS = List.of("java.base/java.lang", "java.base/java.lang.invoke",
             "java.base/java.lang.reflect", "java.base/java.io", "java.base/java.net", "java.base/java.nio",
@@ -43,15 +40,13 @@ public final class HiveServer implements AutoCloseable {
             "java.base/sun.nio.cs", "java.base/sun.security.action", "java.base/sun.util.calendar", "java.sql/java.sql");
     private static HiveServer shared;
 
-    private final Process process;
-    private final Path dir;
+    private final EngineProcess engine;
     private final int port;
     private final int webPort;
     private volatile Duration startedIn = Duration.ZERO;
 
-    private HiveServer(Process process, Path dir, int port, int webPort) {
-        this.process = process;
-        this.dir = dir;
+    private HiveServer(EngineProcess engine, int port, int webPort) {
+        this.engine = engine;
         this.port = port;
         this.webPort = webPort;
     }
@@ -78,20 +73,23 @@ public final class HiveServer implements AutoCloseable {
     /** Starts a server and returns once it has answered {@code SELECT 1}, or fails with the tail of its log. */
     public static HiveServer start(Path classpathFile, Duration readyWithin) {
         long t0 = System.nanoTime();
-        Path dir = null;
+        EngineProcess engine = null;
         try {
             if (!Files.isRegularFile(classpathFile)) {
                 throw new IOException(classpathFile + " does not exist: build the engines/hive-server module first");
             }
             String jars = Files.readString(classpathFile).strip();
-            dir = Files.createTempDirectory("sqloop-hive-");
+            engine = EngineProcess.inTempDir("Hive", "sqloop-hive-");
+            Path dir = engine.dir();
             Path conf = Files.createDirectories(dir.resolve("conf"));
             Files.createDirectories(dir.resolve("tmp"));
             int port = Ports.free();
             int webPort = Ports.free();
             Files.writeString(conf.resolve("hive-site.xml"), siteXml(settings(dir, port, webPort)));
             Files.writeString(conf.resolve("hive-log4j2.properties"), LOG4J);
-            List<String> cmd = new ArrayList<>(List.of(java17().toString(), "-Xmx1g", "-XX:+UseSerialGC",
+            Path javaBin = EngineProcess.java(v -> v == 17, System.getProperty(JAVA_PROPERTY), "Hive 4.0.1 needs a JDK 17 (it fails on 21+):"
+                    + " install openjdk-17-jdk-headless or set -D" + JAVA_PROPERTY + "=/path/to/jdk17/bin/java");
+            List<String> cmd = new ArrayList<>(List.of(javaBin.toString(), "-Xmx1g", "-XX:+UseSerialGC",
                     // C1 only: the server starts and plans small queries faster than with C2 compiling in the background
                     "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError",
                     "-Djava.io.tmpdir=" + dir.resolve("tmp"), "-Dhive.log4j.file=" + conf.resolve("hive-log4j2.properties"),
@@ -99,15 +97,15 @@ public final class HiveServer implements AutoCloseable {
             // Hive 4 reflects into JDK internals (StringInternUtils, Kryo); without these it fails on JDK 17
             OPENS.forEach(o -> cmd.add("--add-opens=" + o + "=ALL-UNNAMED"));
             cmd.addAll(List.of("-cp", conf + java.io.File.pathSeparator + jars, "org.apache.hive.service.server.HiveServer2"));
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("server.log").toFile()).start();
-            HiveServer server = new HiveServer(p, dir, port, webPort);
-            server.awaitReady(readyWithin);
+            engine.start(cmd);
+            HiveServer server = new HiveServer(engine, port, webPort);
+            // ready means a session opens and a query runs: the first session alone takes seconds (metastore, functions)
+            engine.awaitReady(readyWithin, 250, server::answersAQuery);
             server.startedIn = Duration.ofNanos(System.nanoTime() - t0);
             LOG.info("Hive ready on port {} in {} ms, RSS {} MB ({})", port, server.startedIn.toMillis(), server.rssMegabytes(), dir);
             return server;
         } catch (IOException e) {
-            deleteQuietly(dir);
+            if (engine != null) engine.close();
             throw new UncheckedIOException(e);
         }
     }
@@ -187,25 +185,13 @@ public final class HiveServer implements AutoCloseable {
             "logger.functions.level = ERROR",
             "");
 
-    /** Ready means a session opens and a query runs: the first session alone takes seconds (metastore, functions). */
-    private void awaitReady(Duration within) throws IOException {
-        long deadline = System.nanoTime() + within.toNanos();
-        String last = "not listening yet";
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) throw new IOException("Hive exited (" + process.exitValue() + "): " + tail());
-            if (listening()) {
-                try (Connection c = DriverManager.getConnection(jdbcUrl("default"), "sqloop", "");
-                     Statement st = c.createStatement();
-                     ResultSet rs = st.executeQuery("SELECT 1")) {
-                    if (rs.next() && rs.getInt(1) == 1) return;
-                } catch (SQLException e) {
-                    last = e.getMessage();
-                }
-            }
-            sleep(250);
+    private void answersAQuery() throws IOException, SQLException {
+        if (!listening()) throw new IOException("not listening yet");
+        try (Connection c = DriverManager.getConnection(jdbcUrl("default"), "sqloop", "");
+             Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT 1")) {
+            if (!rs.next() || rs.getInt(1) != 1) throw new SQLException("SELECT 1 did not answer 1");
         }
-        close();
-        throw new IOException("Hive not ready within " + within + " (" + last + "): " + tail());
     }
 
     private boolean listening() {
@@ -215,32 +201,6 @@ public final class HiveServer implements AutoCloseable {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    private String tail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log)";
-        }
-    }
-
-    /** A JDK 17: this JVM's own if it is one, else {@value #JAVA_PROPERTY}, else one in /usr/lib/jvm. */
-    private static Path java17() throws IOException {
-        if (Runtime.version().feature() == 17) return Path.of(System.getProperty("java.home"), "bin", "java");
-        String configured = System.getProperty(JAVA_PROPERTY);
-        if (configured != null && !configured.isBlank()) return Path.of(configured);
-        Path jvms = Path.of("/usr/lib/jvm");
-        if (Files.isDirectory(jvms)) {
-            try (Stream<Path> jdks = Files.list(jvms)) {
-                var found = jdks.filter(p -> p.getFileName().toString().matches(".*-17(-.*)?|.*-17\\..*"))
-                        .map(p -> p.resolve("bin/java")).filter(Files::isExecutable).sorted().findFirst();
-                if (found.isPresent()) return found.get();
-            }
-        }
-        throw new IOException("Hive 4.0.1 needs a JDK 17 (it fails on 21+): install openjdk-17-jdk-headless or set -D"
-                + JAVA_PROPERTY + "=/path/to/jdk17/bin/java");
     }
 
     public int port() {
@@ -253,7 +213,7 @@ public final class HiveServer implements AutoCloseable {
     }
 
     public long pid() {
-        return process.pid();
+        return engine.pid();
     }
 
     /** How long {@link #start} took, until the first query had answered. */
@@ -267,84 +227,35 @@ public final class HiveServer implements AutoCloseable {
 
     /** The server's log file (warnings and errors; Hive's full stack traces are there, not in JDBC messages). */
     public Path logFile() {
-        return dir.resolve("server.log");
+        return engine.logFile();
     }
 
     /** A private directory of this server, for data files that external tables point at. */
     public Path dataDir() throws IOException {
-        return Files.createDirectories(dir.resolve("data"));
+        return Files.createDirectories(engine.dir().resolve("data"));
     }
 
     public boolean alive() {
-        return process.isAlive();
+        return engine.alive();
     }
 
     /** Resident memory of the server process in MB, from /proc (0 where there is none). */
     public long rssMegabytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
-                if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
-            }
-        } catch (IOException | NumberFormatException e) {
-            // not Linux, or the process is gone
-        }
-        return 0;
+        return engine.rssMegabytes();
     }
 
     /** SIGSTOP: the server keeps its port and accepts TCP connections but answers nothing (a hung warehouse). */
     public void freeze() {
-        signal("STOP");
+        engine.freeze();
     }
 
     /** SIGCONT after {@link #freeze()}. */
     public void thaw() {
-        signal("CONT");
-    }
-
-    private void signal(String name) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        engine.thaw();
     }
 
     @Override
     public void close() {
-        if (process.isAlive()) signal("CONT");
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(20, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
-        deleteQuietly(dir);
-    }
-
-    private static void deleteQuietly(Path dir) {
-        if (dir == null) return;
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp directory left behind is harmless
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        engine.close();
     }
 }

@@ -11,10 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,13 +37,11 @@ public final class SparkThriftServer implements AutoCloseable {
             "java.base/sun.util.calendar", "java.security.jgss/sun.security.krb5");
     private static SparkThriftServer shared;
 
-    private final Process process;
-    private final Path dir;
+    private final EngineProcess engine;
     private final int port;
 
-    private SparkThriftServer(Process process, Path dir, int port) {
-        this.process = process;
-        this.dir = dir;
+    private SparkThriftServer(EngineProcess engine, int port) {
+        this.engine = engine;
         this.port = port;
     }
 
@@ -61,12 +56,17 @@ public final class SparkThriftServer implements AutoCloseable {
     }
 
     public static SparkThriftServer start(Duration readyWithin) {
+        EngineProcess engine = null;
         try {
             String classpath = Files.readString(classpathFile()).strip();
             int port = Ports.free();
-            Path dir = Files.createTempDirectory("sqloop-spark-");
+            engine = EngineProcess.inTempDir("Spark Thrift Server", "sqloop-spark-");
+            Path dir = engine.dir();
             Files.createDirectories(dir.resolve("data"));
-            List<String> cmd = new ArrayList<>(List.of(java().toString(),
+            // Spark 3.5 supports 8, 11 and 17
+            Path javaBin = EngineProcess.java(v -> v == 17, System.getProperty(JAVA_PROPERTY), "Spark 3.5 needs a JDK 17 (apt-get install openjdk-17-jdk-headless, or -D"
+                    + JAVA_PROPERTY + "=/path/to/bin/java)");
+            List<String> cmd = new ArrayList<>(List.of(javaBin.toString(),
                     // measured: ready in 7–25 s and 400–600 MB resident with these (INFRA.md)
                     "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError"));
             ADD_OPENS.forEach(o -> cmd.add("--add-opens=" + o + "=ALL-UNNAMED"));
@@ -81,14 +81,19 @@ public final class SparkThriftServer implements AutoCloseable {
                     "--hiveconf", "hive.server2.thrift.port=" + port,
                     "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
                     "--hiveconf", "javax.jdo.option.ConnectionURL=jdbc:derby:memory:metastore_db;create=true"));
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("server.log").toFile()).start();
-            SparkThriftServer server = new SparkThriftServer(p, dir, port);
+            engine.start(cmd);
+            SparkThriftServer server = new SparkThriftServer(engine, port);
             long t0 = System.nanoTime();
-            server.awaitReady(readyWithin);
+            // ready means a real session answers SELECT 1: the port opens a moment before the session manager is up
+            engine.awaitReady(readyWithin, 500, () -> {
+                try (Connection c = server.connect("default"); Statement st = c.createStatement()) {
+                    st.execute("SELECT 1");
+                }
+            });
             LOG.info("Spark Thrift Server ready on port {} in {} ms ({})", port, (System.nanoTime() - t0) / 1_000_000, dir);
             return server;
         } catch (IOException e) {
+            if (engine != null) engine.close();
             throw new UncheckedIOException(e);
         }
     }
@@ -104,63 +109,33 @@ public final class SparkThriftServer implements AutoCloseable {
         return p;
     }
 
-    /** Ready means a real session answers {@code SELECT 1}: the port opens a moment before the session manager is up. */
-    private void awaitReady(Duration within) throws IOException {
-        long deadline = System.nanoTime() + within.toNanos();
-        SQLException last = null;
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) throw new IOException("Spark Thrift Server exited (" + process.exitValue() + "): " + tail());
-            try (Connection c = connect("default"); Statement st = c.createStatement()) {
-                st.execute("SELECT 1");
-                return;
-            } catch (SQLException e) {
-                last = e;
-            }
-            sleep(500);
-        }
-        close();
-        throw new IOException("Spark Thrift Server not ready within " + within + " (last: " + last + "): " + tail());
-    }
-
-    private String tail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log)";
-        }
-    }
-
-    /** {@value #JAVA_PROPERTY}, else a JDK 17 next to this one (Spark 3.5 supports 8, 11 and 17). */
-    private static Path java() throws IOException {
-        String explicit = System.getProperty(JAVA_PROPERTY);
-        if (explicit != null && !explicit.isBlank()) return Path.of(explicit);
-        if (Runtime.version().feature() == 17) return Path.of(System.getProperty("java.home"), "bin", "java");
-        try (Stream<Path> jdks = Files.list(Path.of("/usr/lib/jvm"))) {
-            return jdks.filter(p -> p.getFileName().toString().matches(".*-17(-.*|$)|.*-17\\..*"))
-                    .map(p -> p.resolve("bin/java")).filter(Files::isExecutable).sorted().findFirst()
-                    .orElseThrow(() -> new IOException("Spark 3.5 needs a JDK 17 (apt-get install openjdk-17-jdk-headless, or -D"
-                            + JAVA_PROPERTY + "=/path/to/bin/java)"));
-        }
-    }
-
     public int port() {
         return port;
     }
 
     /** The server's process id: tests freeze it (SIGSTOP) or watch its CPU. */
     public long pid() {
-        return process.pid();
+        return engine.pid();
     }
 
     /** CPU time the server process has used so far. */
     public Duration cpuTime() {
-        return process.info().totalCpuDuration().orElseThrow(() -> new IllegalStateException("no CPU time for " + pid()));
+        return engine.cpuTime();
+    }
+
+    /** SIGSTOP: the server keeps its port and accepts TCP connections but answers nothing (a hung warehouse). */
+    public void freeze() {
+        engine.freeze();
+    }
+
+    /** SIGCONT after {@link #freeze()}. */
+    public void thaw() {
+        engine.thaw();
     }
 
     /** A folder the server can read: the defog loader writes its text files under it. */
     public Path dataDir() {
-        return dir.resolve("data");
+        return engine.dir().resolve("data");
     }
 
     /** {@code jdbc:hive2://127.0.0.1:port/db} for hive-jdbc. */
@@ -174,33 +149,11 @@ public final class SparkThriftServer implements AutoCloseable {
     }
 
     public boolean alive() {
-        return process.isAlive();
+        return engine.alive();
     }
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(20, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp directory left behind is harmless
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        engine.close();
     }
 }

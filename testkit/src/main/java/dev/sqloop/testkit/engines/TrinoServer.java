@@ -13,11 +13,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,13 +49,11 @@ public final class TrinoServer implements AutoCloseable {
             """.formatted(LOADER_USER);
     private static TrinoServer shared;
 
-    private final Process process;
-    private final Path dir;
+    private final EngineProcess engine;
     private final int port;
 
-    private TrinoServer(Process process, Path dir, int port) {
-        this.process = process;
-        this.dir = dir;
+    private TrinoServer(EngineProcess engine, int port) {
+        this.engine = engine;
         this.port = port;
     }
 
@@ -78,6 +74,7 @@ public final class TrinoServer implements AutoCloseable {
     }
 
     public static TrinoServer start(Path home, Duration readyWithin) {
+        EngineProcess engine = null;
         try {
             Path core;
             try (Stream<Path> s = Files.list(home)) {
@@ -85,7 +82,8 @@ public final class TrinoServer implements AutoCloseable {
                         .orElseThrow(() -> new IOException("no trino-server-core-* in " + home));
             }
             int port = Ports.free();
-            Path dir = Files.createTempDirectory("sqloop-trino-");
+            engine = EngineProcess.inTempDir("Trino", "sqloop-trino-");
+            Path dir = engine.dir();
             Path etc = Files.createDirectories(dir.resolve("etc/catalog"));
             Files.writeString(dir.resolve("etc/config.properties"), String.join("\n",
                     "coordinator=true",
@@ -106,80 +104,41 @@ public final class TrinoServer implements AutoCloseable {
             Files.writeString(dir.resolve("etc/log.properties"), "io.trino=WARN\nio.airlift=WARN\n");
             Files.writeString(etc.resolve("tpch.properties"), "connector.name=tpch\n");
             Files.writeString(etc.resolve("memory.properties"), "connector.name=memory\n");
-            List<String> cmd = new ArrayList<>(List.of(java().toString(), "-Xmx1G", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
+            // Trino 476 is Java 24 bytecode
+            Path javaBin = EngineProcess.java(v -> v >= 24, null, "Trino needs a JDK >= 24");
+            engine.start(List.of(javaBin.toString(), "-Xmx1G", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
                     "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                     "-Djdk.attach.allowAttachSelf=true",
                     "-Dnode.environment=sqloop", "-Dnode.id=" + UUID.randomUUID(), "-Dnode.internal-address=127.0.0.1",
                     "-Dnode.data-dir=" + dir.resolve("data"), "-Dconfig=" + dir.resolve("etc/config.properties"),
                     "-Dlog.levels-file=" + dir.resolve("etc/log.properties"),
                     "-cp", core.resolve("lib").toAbsolutePath() + "/*", "io.trino.server.TrinoServer"));
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("server.log").toFile()).start();
-            TrinoServer server = new TrinoServer(p, dir, port);
+            TrinoServer server = new TrinoServer(engine, port);
             long t0 = System.nanoTime();
-            server.awaitReady(readyWithin);
-            server.awaitQueries(readyWithin);
+            try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+                engine.awaitReady(readyWithin, 500, () -> server.infoSaysStarted(http));
+            }
+            // /v1/info says "starting: false" before the node is registered for scheduling: wait until a query runs
+            engine.awaitReady(readyWithin, 500, server::runsAQuery);
             LOG.info("Trino ready on port {} in {} ms ({})", port, (System.nanoTime() - t0) / 1_000_000, dir);
             return server;
         } catch (IOException e) {
+            if (engine != null) engine.close();
             throw new UncheckedIOException(e);
         }
     }
 
-    private void awaitReady(Duration within) throws IOException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private void infoSaysStarted(HttpClient http) throws IOException, InterruptedException {
         HttpRequest info = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/info")).timeout(Duration.ofSeconds(5)).build();
-        long deadline = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) throw new IOException("Trino exited (" + process.exitValue() + "): " + tail());
-            try {
-                HttpResponse<String> r = http.send(info, HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200 && r.body().replace(" ", "").contains("\"starting\":false")) return;
-            } catch (IOException e) {
-                // not listening yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while waiting for Trino", e);
-            }
-            sleep(500);
-        }
-        close();
-        throw new IOException("Trino not ready within " + within + ": " + tail());
-    }
-
-    /** /v1/info says "starting: false" before the node is registered for scheduling: wait until a query runs. */
-    private void awaitQueries(Duration within) throws IOException {
-        long deadline = System.nanoTime() + within.toNanos();
-        SQLException last = null;
-        while (System.nanoTime() < deadline) {
-            try (Connection c = loader(); java.sql.Statement st = c.createStatement()) {
-                st.execute("SELECT 1");
-                return;
-            } catch (SQLException e) {
-                last = e;
-            }
-            sleep(500);
-        }
-        close();
-        throw new IOException("Trino ran no query within " + within + ": " + (last == null ? "" : last.getMessage()));
-    }
-
-    private String tail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log)";
+        HttpResponse<String> r = http.send(info, HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200 || !r.body().replace(" ", "").contains("\"starting\":false")) {
+            throw new IOException("/v1/info: " + r.statusCode() + " " + r.body());
         }
     }
 
-    /** Trino 476 is Java 24 bytecode: this JVM's own java if it is new enough, else a JDK 25 next to it. */
-    private static Path java() throws IOException {
-        if (Runtime.version().feature() >= 24) return Path.of(System.getProperty("java.home"), "bin", "java");
-        try (Stream<Path> jdks = Files.list(Path.of("/usr/lib/jvm"))) {
-            return jdks.filter(p -> p.getFileName().toString().matches(".*-(2[4-9]|[3-9]\\d)-.*"))
-                    .map(p -> p.resolve("bin/java")).filter(Files::isExecutable).findFirst()
-                    .orElseThrow(() -> new IOException("Trino needs a JDK >= 24"));
+    private void runsAQuery() throws SQLException {
+        try (Connection c = loader(); java.sql.Statement st = c.createStatement()) {
+            st.execute("SELECT 1");
         }
     }
 
@@ -200,33 +159,11 @@ public final class TrinoServer implements AutoCloseable {
     }
 
     public boolean alive() {
-        return process.isAlive();
+        return engine.alive();
     }
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(20, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp directory left behind is harmless
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        engine.close();
     }
 }

@@ -5,90 +5,50 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
-import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.NlConstraints;
-import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.HiveServer;
 import dev.sqloop.validator.StaticValidator;
-import dev.sqloop.validator.ValidationTarget;
-import dev.sqloop.validator.parse.ObjectName;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The HIVE branch of {@link JdbcSchemaCatalogLoader} ({@code SHOW TABLES}, {@code DESCRIBE}, {@code SHOW
- * FUNCTIONS}) on a real Apache Hive 4.0.1 HiveServer2 holding the defog {@code broker} and {@code academic}
- * databases, read through hive-jdbc as the validator reads it in production ({@link ReadOnlyJdbc#open}).
- * Kept apart from SparkSchemaCatalogIT: the two engines differ in exactly what these tests check (Hive lists
- * no temporary views, has no {@code date_trunc}, and answers SHOW TABLES with one column).
+ * The catalog loaded from a real Apache Hive 4.0.1 HiveServer2 (the shared checks are in
+ * {@link HiveServer2SchemaCatalogIT}). Hive's own here: its functions (no {@code date_trunc}), and queries the
+ * validator passes that Hive compiles.
  */
-class HiveSchemaCatalogIT {
-    private static HiveServer hive;
-    private static DatasourceConfig ds;
-    private static SchemaCatalog catalog;
-    private static ValidationTarget target;
+class HiveSchemaCatalogIT extends HiveServer2SchemaCatalogIT {
+    private final HiveServer hive = HiveServer.shared();
 
-    @BeforeAll
-    static void load() throws Exception {
-        hive = HiveServer.shared();
-        try (Connection admin = DriverManager.getConnection(hive.jdbcUrl("default"), "sqloop", "")) {
-            DefogDatasets.loadIntoHiveServer2(admin, "broker", hive.dataDir());
-            DefogDatasets.loadIntoHiveServer2(admin, "academic", hive.dataDir());
-        }
-        ds = DatasourceConfig.of("broker", Dialect.HIVE, hive.jdbcUrl("broker"), null, null);
-        catalog = load(CatalogLoadOptions.DEFAULTS);
-        target = new ValidationTarget(Dialect.HIVE, catalog);
+    HiveSchemaCatalogIT() {
+        super(Dialect.HIVE);
     }
 
-    private static SchemaCatalog load(CatalogLoadOptions options) throws SQLException {
-        try (Connection c = ReadOnlyJdbc.open(ds)) {
-            return new JdbcSchemaCatalogLoader(Dialect.HIVE, options).load(c);
-        }
+    @Override
+    Connection admin() throws SQLException {
+        return DriverManager.getConnection(hive.jdbcUrl("default"), "sqloop", "");
     }
 
-    @Test
-    void shouldLoadTheUrlsDatabaseOnlyWhenNoSchemaIsAllowListed() {
-        assertEquals(Set.of("broker.sbcustomer", "broker.sbticker", "broker.sbdailyprice", "broker.sbtransaction"),
-                Set.copyOf(catalog.tables().stream().map(TableSchema::qualifiedName).toList()));
-        assertEquals("broker", catalog.defaultSchema());
+    @Override
+    String jdbcUrl(String database) {
+        return hive.jdbcUrl(database);
     }
 
-    @Test
-    void shouldLoadColumnsInOrderWithHivesTypes() {
-        TableSchema tx = catalog.resolve(ObjectName.of("sbTransaction")).orElseThrow();
-        Map<String, String> expected = new LinkedHashMap<>();
-        expected.put("sbtxid", "varchar(50)");
-        expected.put("sbtxcustid", "varchar(20)");
-        expected.put("sbtxtickerid", "varchar(20)");
-        expected.put("sbtxdatetime", "timestamp");
-        expected.put("sbtxtype", "varchar(20)");
-        expected.put("sbtxshares", "decimal(10,2)");
-        assertEquals(expected, tx.columns().entrySet().stream().limit(6)
-                .collect(LinkedHashMap::new, (m, e) -> m.put(e.getKey(), e.getValue()), Map::putAll));
-        assertEquals("boolean", catalog.resolve(ObjectName.of("broker", "sbticker")).orElseThrow().columns().get("sbtickerisactive"));
-        assertEquals("date", catalog.resolve(ObjectName.of("sbcustomer")).orElseThrow().columns().get("sbcustjoindate"));
-    }
-
-    @Test
-    void shouldReadOtherDatabasesWhenAllowListed() throws SQLException {
-        SchemaCatalog both = load(new CatalogLoadOptions(List.of(), Set.of("broker", "academic"), Set.of(), 0, 0));
-        assertEquals(4 + 15, both.tables().size());
-        assertEquals(List.of("aid", "homepage", "name", "oid"),
-                List.copyOf(both.resolve(ObjectName.of("academic", "author")).orElseThrow().columns().keySet()));
+    @Override
+    Path dataDir() throws IOException {
+        return hive.dataDir();
     }
 
     @Test
@@ -98,20 +58,6 @@ class HiveSchemaCatalogIT {
         assertFalse(catalog.functions().contains("strftime"), "DuckDB's, not Hive's");
         assertFalse(catalog.functions().contains("date_trunc"), "Spark's and PostgreSQL's, not Hive 4's");
         assertTrue(catalog.functions().size() > 250, "functions: " + catalog.functions().size());
-    }
-
-    @Test
-    void shouldIndexLowCardinalityTextColumns() {
-        TableSchema customer = catalog.resolve(ObjectName.of("sbcustomer")).orElseThrow();
-        List<String> statuses = catalog.values(customer, "sbcuststatus").orElseThrow();
-        assertTrue(Set.of("active", "inactive", "suspended", "closed").containsAll(statuses) && statuses.contains("active"), statuses.toString());
-    }
-
-    @Test
-    void shouldReportAMissingColumnWithCandidates() {
-        Issue issue = single(StaticValidator.validate("SELECT c.sbCustNme FROM sbCustomer c", target, null));
-        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issue.category());
-        assertTrue(issue.candidates().contains("sbcustname"), issue.candidates().toString());
     }
 
     @Test
@@ -133,10 +79,5 @@ class HiveSchemaCatalogIT {
         try (Connection c = ReadOnlyJdbc.open(ds); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("EXPLAIN " + sql)) {
             assertTrue(rs.next(), "Hive compiled a plan");
         }
-    }
-
-    private static Issue single(List<Issue> issues) {
-        assertEquals(1, issues.size(), issues::toString);
-        return issues.getFirst();
     }
 }

@@ -5,87 +5,48 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
-import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.NlConstraints;
-import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.SparkThriftServer;
 import dev.sqloop.validator.StaticValidator;
-import dev.sqloop.validator.ValidationTarget;
 import dev.sqloop.validator.parse.ObjectName;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The HIVE/SPARKSQL branch of {@link JdbcSchemaCatalogLoader} ({@code SHOW TABLES}, {@code DESCRIBE},
- * {@code SHOW FUNCTIONS}) on a real Spark Thrift Server 3.5.4 holding the defog {@code broker} database, read
- * through hive-jdbc as the validator reads it in production ({@link ReadOnlyJdbc#open}).
+ * The catalog loaded from a real Spark Thrift Server 3.5.4 (the shared checks are in
+ * {@link HiveServer2SchemaCatalogIT}). Spark's own here: temporary views in SHOW TABLES, its functions (with
+ * {@code date_trunc}, without {@code strftime}), and queries the validator passes that Spark runs.
  */
-class SparkSchemaCatalogIT {
-    private static SparkThriftServer spark;
-    private static DatasourceConfig ds;
-    private static SchemaCatalog catalog;
-    private static ValidationTarget target;
+class SparkSchemaCatalogIT extends HiveServer2SchemaCatalogIT {
+    private final SparkThriftServer spark = SparkThriftServer.shared();
 
-    @BeforeAll
-    static void load() throws Exception {
-        spark = SparkThriftServer.shared();
-        try (Connection admin = spark.connect("default")) {
-            DefogDatasets.loadIntoHiveServer2(admin, "broker", spark.dataDir());
-            DefogDatasets.loadIntoHiveServer2(admin, "academic", spark.dataDir());
-        }
-        ds = DatasourceConfig.of("broker", Dialect.SPARKSQL, spark.jdbcUrl("broker"), null, null);
-        catalog = load(CatalogLoadOptions.DEFAULTS);
-        target = new ValidationTarget(Dialect.SPARKSQL, catalog);
+    SparkSchemaCatalogIT() {
+        super(Dialect.SPARKSQL);
     }
 
-    private static SchemaCatalog load(CatalogLoadOptions options) throws SQLException {
-        try (Connection c = ReadOnlyJdbc.open(ds)) {
-            return new JdbcSchemaCatalogLoader(Dialect.SPARKSQL, options).load(c);
-        }
+    @Override
+    Connection admin() throws SQLException {
+        return spark.connect("default");
     }
 
-    @Test
-    void shouldLoadTheUrlsDatabaseOnlyWhenNoSchemaIsAllowListed() {
-        assertEquals(Set.of("broker.sbcustomer", "broker.sbticker", "broker.sbdailyprice", "broker.sbtransaction"),
-                Set.copyOf(catalog.tables().stream().map(TableSchema::qualifiedName).toList()));
-        assertEquals("broker", catalog.defaultSchema());
+    @Override
+    String jdbcUrl(String database) {
+        return spark.jdbcUrl(database);
     }
 
-    @Test
-    void shouldLoadColumnsInOrderWithSparksTypes() {
-        TableSchema tx = catalog.resolve(ObjectName.of("sbTransaction")).orElseThrow();
-        Map<String, String> expected = new LinkedHashMap<>();
-        expected.put("sbtxid", "varchar(50)");
-        expected.put("sbtxcustid", "varchar(20)");
-        expected.put("sbtxtickerid", "varchar(20)");
-        expected.put("sbtxdatetime", "timestamp");
-        expected.put("sbtxtype", "varchar(20)");
-        expected.put("sbtxshares", "decimal(10,2)");
-        assertEquals(expected, tx.columns().entrySet().stream().limit(6)
-                .collect(LinkedHashMap::new, (m, e) -> m.put(e.getKey(), e.getValue()), Map::putAll));
-        TableSchema ticker = catalog.resolve(ObjectName.of("broker", "sbticker")).orElseThrow();
-        assertEquals("boolean", ticker.columns().get("sbtickerisactive"));
-        assertEquals("date", catalog.resolve(ObjectName.of("sbcustomer")).orElseThrow().columns().get("sbcustjoindate"));
-    }
-
-    @Test
-    void shouldReadOtherDatabasesWhenAllowListed() throws SQLException {
-        SchemaCatalog both = load(new CatalogLoadOptions(List.of(), Set.of("broker", "academic"), Set.of(), 0, 0));
-        assertEquals(4 + 15, both.tables().size());
-        assertEquals(List.of("aid", "homepage", "name", "oid"),
-                List.copyOf(both.resolve(ObjectName.of("academic", "author")).orElseThrow().columns().keySet()));
+    @Override
+    Path dataDir() {
+        return spark.dataDir();
     }
 
     @Test
@@ -108,20 +69,6 @@ class SparkSchemaCatalogIT {
     }
 
     @Test
-    void shouldIndexLowCardinalityTextColumns() {
-        TableSchema customer = catalog.resolve(ObjectName.of("sbcustomer")).orElseThrow();
-        List<String> statuses = catalog.values(customer, "sbcuststatus").orElseThrow();
-        assertTrue(Set.of("active", "inactive", "suspended", "closed").containsAll(statuses) && statuses.contains("active"), statuses.toString());
-    }
-
-    @Test
-    void shouldReportAMissingColumnWithCandidates() {
-        Issue issue = single(StaticValidator.validate("SELECT c.sbCustNme FROM sbCustomer c", target, null));
-        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issue.category());
-        assertTrue(issue.candidates().contains("sbcustname"), issue.candidates().toString());
-    }
-
-    @Test
     void shouldReportAFunctionSparkDoesNotHave() {
         Issue issue = single(StaticValidator.validate("SELECT strftime(sbCustJoinDate, '%Y') FROM sbCustomer", target, null));
         assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, issue.category());
@@ -138,10 +85,5 @@ class SparkSchemaCatalogIT {
         try (Connection c = ReadOnlyJdbc.open(ds); Statement st = c.createStatement()) {
             st.executeQuery(sql).close(); // the engine agrees the query is valid
         }
-    }
-
-    private static Issue single(List<Issue> issues) {
-        assertEquals(1, issues.size(), issues::toString);
-        return issues.getFirst();
     }
 }

@@ -1,0 +1,105 @@
+package dev.sqloop.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Execution;
+import dev.sqloop.common.runtime.InfrastructureException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+
+/**
+ * What every executor IT checks the same way on its engine: a query that runs, one that fails, the write corpus
+ * refused before any connection is borrowed, an unreachable server failing as infrastructure within a bound, and
+ * the engine's own view (row counts, running queries) read over a plain connection.
+ */
+final class ExecutorAssertions {
+    private ExecutorAssertions() {
+    }
+
+    /** What {@code sql} returned on {@code on}; the test fails if it did not run. */
+    static Execution ok(QueryRunner runner, DatasourceConfig on, String sql) {
+        QueryRunner.Result r = runner.run(on, sql);
+        return assertInstanceOf(QueryRunner.Succeeded.class, r, () -> sql + " failed: " + r).execution();
+    }
+
+    /** The error {@code sql} ended in on {@code on}; the test fails if it ran. */
+    static EngineError fail(QueryRunner runner, DatasourceConfig on, String sql) {
+        QueryRunner.Result r = runner.run(on, sql);
+        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
+    }
+
+    /** {@link ReadOnlyGuardTest#WRITES}, aimed at {@code table} instead of {@code t}. */
+    static List<String> writesOn(String table) {
+        return ReadOnlyGuardTest.WRITES.stream().map(sql -> sql.replace(" t ", " " + table + " ").replace(" t", " " + table)).toList();
+    }
+
+    /** Each statement of {@code corpus} is refused by the executor's guard, so no engine ever sees it. */
+    static void assertRefusedBeforeTheEngine(QueryRunner runner, DatasourceConfig on, List<String> corpus) {
+        for (String sql : corpus) {
+            EngineError e = fail(runner, on, sql);
+            assertTrue(e.message().startsWith("refused by the executor"), "refused before the engine: " + sql + " → " + e.message());
+            assertTrue(e.category() == ErrorCategory.READ_ONLY_VIOLATION || e.category() == ErrorCategory.SYNTAX_ERROR,
+                    sql + " → " + e.category());
+        }
+    }
+
+    /** {@code SELECT 1} on {@code unreachable} is an infrastructure failure naming the datasource, within {@code bound}. */
+    static InfrastructureException assertInfrastructureWithin(QueryRunner runner, DatasourceConfig unreachable, Duration bound) {
+        long t0 = System.nanoTime();
+        InfrastructureException e = assertThrows(InfrastructureException.class, () -> runner.run(unreachable, "SELECT 1"));
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(tookMs < bound.toMillis(), "bounded by " + bound + ", took " + tookMs + " ms");
+        assertTrue(e.getMessage().contains(unreachable.name()), e.getMessage());
+        return e;
+    }
+
+    /**
+     * The engine's own row count of every table that {@code listTables} names (in column {@code nameColumn}), by
+     * table name; {@code qualify} turns a name into what {@code FROM} needs on that engine (quotes, database).
+     */
+    static Map<String, Long> rowCounts(Connection c, String listTables, int nameColumn, UnaryOperator<String> qualify) throws SQLException {
+        Map<String, Long> counts = new TreeMap<>();
+        try (Statement st = c.createStatement()) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = st.executeQuery(listTables)) {
+                while (rs.next()) tables.add(rs.getString(nameColumn));
+            }
+            for (String t : tables) counts.put(t, scalar(st, "SELECT count(*) FROM " + qualify.apply(t)));
+        }
+        return counts;
+    }
+
+    /**
+     * The server stops running a query the executor gave up on: {@code countRunning} (the engine's own view of
+     * its running queries) reaches 0 within {@code within}.
+     */
+    static void assertServerStopsRunning(Statement st, String countRunning, Duration within) throws SQLException {
+        long deadline = System.nanoTime() + within.toNanos();
+        long running;
+        do {
+            running = scalar(st, countRunning);
+        } while (running > 0 && System.nanoTime() < deadline);
+        assertEquals(0, running, "the server is no longer running the query");
+    }
+
+    /** The first column of the first row of {@code sql}, as a long. */
+    static long scalar(Statement st, String sql) throws SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            assertTrue(rs.next(), sql + " returned no row");
+            return rs.getLong(1);
+        }
+    }
+}
