@@ -24,7 +24,9 @@ import java.util.regex.Pattern;
  * Seeds examples from a file, idempotently (ids come from datasource + normalized question): the YAML benchmark
  * format {@code cases: [{id, question, expected_sql, tags}]}, CSV with {@code question, query, db_name} (defog's
  * questions.csv) and JSONL with {@code question} and {@code sql}/{@code query}/{@code expected_sql} and
- * {@code datasource}/{@code db_name}. Cases without SQL and questions marked wrong are skipped.
+ * {@code datasource}/{@code db_name}. Cases without SQL, questions marked wrong and questions a curator already
+ * answered (a {@code manual} example: posted, or saved by feedback) are skipped: re-seeding must not overwrite a
+ * curated example and drop its owner, notes and tags. Older seeds and auto-captured examples are replaced.
  */
 public final class ExampleSeeder {
     private static final int BATCH = 64;
@@ -62,7 +64,7 @@ public final class ExampleSeeder {
         int skipped = 0;
         for (String[] r : rows) {
             if (r[0] == null || r[0].isBlank() || r[1] == null || r[1].isBlank() || r[2] == null || r[2].isBlank()
-                    || store.isMarkedWrong(r[0], r[1])) {
+                    || store.isMarkedWrong(r[0], r[1]) || curated(r[0], r[1])) {
                 skipped++;
                 continue;
             }
@@ -73,6 +75,10 @@ public final class ExampleSeeder {
             store.upsertAll(batch, embedder.embedAll(batch.stream().map(StoredExample::question).toList()));
         }
         return new Report(rows.size(), pending.size(), skipped);
+    }
+
+    private boolean curated(String datasource, String question) {
+        return store.find(datasource, question).map(e -> StoredExample.MANUAL.equals(e.source())).orElse(false);
     }
 
     private static List<String[]> yaml(Path file, String datasource) throws IOException {

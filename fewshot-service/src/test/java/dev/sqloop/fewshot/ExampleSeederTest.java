@@ -68,6 +68,29 @@ class ExampleSeederTest {
     }
 
     @Test
+    void shouldNotOverwriteACuratedExampleWhenReseeding() throws Exception {
+        Path jsonl = dir.resolve("cases.jsonl");
+        Files.writeString(jsonl, """
+                {"question": "How many orders?", "sql": "SELECT count(*) FROM orders", "datasource": "shop"}
+                {"question": "Best product?", "sql": "SELECT name FROM products LIMIT 1", "datasource": "shop"}
+                """);
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("index"))) {
+            ExampleSeeder seeder = new ExampleSeeder(TestModel.embedder(), store, Clock.systemUTC());
+            assertEquals(new ExampleSeeder.Report(2, 2, 0), seeder.seed(jsonl, "x", "duckdb"));
+            StoredExample curated = new StoredExample("shop", "Best product?", "SELECT name FROM products ORDER BY sales DESC LIMIT 1",
+                    "duckdb", StoredExample.MANUAL, java.time.Instant.now(), "acme", "by revenue, not by name", java.util.List.of("kpi"));
+            store.upsert(curated, TestModel.embedder().embed(curated.question()));
+
+            assertEquals(new ExampleSeeder.Report(2, 1, 1), seeder.seed(jsonl, "x", "duckdb"), "the curated one is skipped");
+            StoredExample kept = store.find("shop", "Best product?").orElseThrow();
+            assertEquals(curated.sql(), kept.sql());
+            assertEquals("acme", kept.tenant());
+            assertEquals("by revenue, not by name", kept.notes());
+            assertEquals(java.util.List.of("kpi"), kept.tags());
+        }
+    }
+
+    @Test
     void shouldSeedJsonlAndSkipQuestionsMarkedWrong() throws Exception {
         Path jsonl = dir.resolve("cases.jsonl");
         Files.writeString(jsonl, """
