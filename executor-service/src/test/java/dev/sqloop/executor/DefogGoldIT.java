@@ -11,7 +11,6 @@ import dev.sqloop.testkit.engines.PostgresServer;
 import dev.sqloop.testkit.engines.ResultComparison;
 import dev.sqloop.testkit.engines.SparkThriftServer;
 import dev.sqloop.testkit.engines.TrinoServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -26,6 +25,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The gold SQL of the 120 defog dev questions (first alternative of each) through the executor: verbatim on
@@ -61,12 +61,12 @@ class DefogGoldIT {
                     + " (functional dependency); Trino, like DuckDB, requires every non-aggregated column in GROUP BY");
 
     private static ReadOnlyExecutor executor;
-    private static Path dir;
+    @TempDir
+    static Path dir;
 
     @BeforeAll
     static void setUp() throws Exception {
         executor = new ReadOnlyExecutor();
-        dir = Files.createTempDirectory("sqloop-defog-duckdb");
     }
 
     @AfterAll

@@ -34,19 +34,20 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The executor on a real DuckDB file (the TPC-H tiny demo warehouse), opened read-only by the executor's pool. */
 class DuckDbExecutorIT {
-    private static Path dir;
+    @TempDir
+    static Path dir;
     private static Path file;
     private static DatasourceConfig ds;
     private static ReadOnlyExecutor executor;
 
     @BeforeAll
     static void createWarehouse() throws Exception {
-        dir = Files.createTempDirectory("sqloop-duckdb-it");
         file = DemoWarehouse.create(dir.resolve("demo.duckdb"));
         ds = DatasourceConfig.of("demo", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
                 .withLimits(100, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2));

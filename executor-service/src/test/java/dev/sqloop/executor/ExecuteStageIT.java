@@ -23,7 +23,6 @@ import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.engines.DemoWarehouse;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,13 +38,14 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The execute stage inside the real runner on a real broker, against the DuckDB demo warehouse and a dead PostgreSQL. */
 class ExecuteStageIT {
 
     @Test
-    void shouldRouteResultsErrorsAndAnUnreachableWarehouse() throws Exception {
-        Path file = DemoWarehouse.create(Files.createTempDirectory("sqloop-stage-it").resolve("demo.duckdb"));
+    void shouldRouteResultsErrorsAndAnUnreachableWarehouse(@TempDir Path dir) throws Exception {
+        Path file = DemoWarehouse.create(dir.resolve("demo.duckdb"));
         Datasources datasources = Datasources.of(
                 DatasourceConfig.of("demo", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null),
                 DatasourceConfig.of("down", Dialect.POSTGRES, "jdbc:postgresql://127.0.0.1:" + Ports.free() + "/x", "u", "p")

@@ -12,7 +12,6 @@ import dev.sqloop.testkit.engines.DefogQuestions;
 import dev.sqloop.testkit.engines.PostgresServer;
 import dev.sqloop.testkit.engines.TrinoServer;
 import dev.sqloop.validator.schema.CatalogLoadOptions;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The 120 defog gold queries through the real validator — dialect parser, read-only check, schema check against
@@ -54,8 +54,7 @@ class DefogGoldValidationIT {
     }
 
     @Test
-    void shouldPassTheGoldSqlOnDuckDb() throws Exception {
-        Path dir = Files.createTempDirectory("sqloop-defog-validate");
+    void shouldPassTheGoldSqlOnDuckDb(@TempDir Path dir) throws Exception {
         List<DatasourceConfig> configs = new ArrayList<>();
         for (String db : DefogDatasets.DATABASES) {
             Path file = DefogDatasets.loadIntoDuckDb(db, dir.resolve(db + ".duckdb"));

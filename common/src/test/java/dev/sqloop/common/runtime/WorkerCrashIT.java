@@ -11,18 +11,19 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A worker JVM killed with SIGKILL mid-stream, then restarted in the same group, loses no record. */
 class WorkerCrashIT {
 
     @Test
-    void shouldLoseNothingWhenAWorkerIsKilledWithSigkillAndRestarted() throws Exception {
+    void shouldLoseNothingWhenAWorkerIsKilledWithSigkillAndRestarted(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path logs) throws Exception {
         try (EmbeddedKafka broker = EmbeddedKafka.start()) {
             KafkaTestSupport kafka = new KafkaTestSupport(broker.bootstrapServers());
             kafka.createTopics(2, "crash-in", "crash-out");
             int total = 3000;
             kafka.sendProbes("crash-in", total);
-            Path logs = Files.createTempDirectory("sqloop-crash-");
             List<String> args = List.of(broker.bootstrapServers(), "crash-in", "crash-out", "crash-group", "50", "32");
 
             ForkedJvm first = ForkedJvm.start(PassThroughWorkerMain.class.getName(), List.of("-Xmx256m"), args, logs.resolve("first.log"));
