@@ -23,23 +23,30 @@ final class EngineMessages {
 
     private EngineMessages() {}
 
-    /** The message without a server stack trace (Spark sends ~70 lines of it), bounded in length. */
-    private static final Pattern LINE = Pattern.compile("(?i)\\b(line )(\\d+)");
+    /** "line N" with an optional column: "line N:M" (Trino, Hive), "line N pos M" / "(line N, pos M)" (Spark). */
+    private static final Pattern LINE = Pattern.compile("(?i)\\b(line )(\\d+)(?:(:| pos |, pos )(\\d+))?");
     private static final Pattern PG_POSITION = Pattern.compile("(Position: )(\\d+)");
 
     /**
      * The positions in {@code message} as they are in the SQL the author wrote, not in the text the executor ran
-     * ({@code prefix} in front of it, e.g. the row-limit wrapper): an LLM told "line 2" about its one-line query
-     * repairs the wrong place. Covers "line N:M" (Trino, Hive), "line N pos M" (Spark), "LINE N:" (DuckDB,
-     * PostgreSQL) and PostgreSQL's character "Position: N".
+     * ({@code prefix} in front of it: the row-limit wrapper, Trino's {@code EXPLAIN (TYPE VALIDATE) }): an LLM told
+     * "line 2" or "column 32" about its one-line query repairs the wrong place. Lines move up by the prefix's line
+     * breaks; a column on the author's first line moves left by what the prefix put before it on that line.
+     * Covers "line N:M" (Trino, Hive), "line N pos M" (Spark), "LINE N:" (DuckDB, PostgreSQL) and PostgreSQL's
+     * character "Position: N".
      */
     static String positionsBefore(String message, String prefix) {
         if (message == null || prefix.isEmpty()) return message;
         int lines = (int) prefix.chars().filter(ch -> ch == '\n').count();
+        int firstLineShift = prefix.length() - (prefix.lastIndexOf('\n') + 1);
         int chars = prefix.length();
-        String out = lines == 0 ? message : LINE.matcher(message).replaceAll(m -> {
+        String out = LINE.matcher(message).replaceAll(m -> {
             int n = Integer.parseInt(m.group(2));
-            return Matcher.quoteReplacement(m.group(1) + (n > lines ? n - lines : n));
+            String line = m.group(1) + (n > lines ? n - lines : n);
+            if (m.group(4) == null) return Matcher.quoteReplacement(line);
+            int column = Integer.parseInt(m.group(4));
+            boolean shifted = n == lines + 1 && column > firstLineShift;
+            return Matcher.quoteReplacement(line + m.group(3) + (shifted ? column - firstLineShift : column));
         });
         return PG_POSITION.matcher(out).replaceAll(m -> {
             int n = Integer.parseInt(m.group(2));
@@ -47,6 +54,7 @@ final class EngineMessages {
         });
     }
 
+    /** The message without a server stack trace (Spark sends ~70 lines of it), bounded in length. */
     static String clean(SQLException e) {
         String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         return cutStack(m);

@@ -3,7 +3,6 @@ package dev.sqloop.executor;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sqloop.common.datasource.DatasourceConfig;
-import dev.sqloop.common.datasource.ValidationMode;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.runtime.InfrastructureException;
 import java.sql.Connection;
@@ -36,22 +35,25 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         }
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
         long start = System.nanoTime();
-        String limited = profile.limited(verdict.query(), ds.rowLimit());
+        // the text the engine gets; null: planned through prepared-statement metadata, the query itself
+        String sent = switch (ds.validationMode()) {
+            case LIMIT -> profile.limited(verdict.query(), ds.rowLimit());
+            case EXPLAIN -> profile.explain(verdict.query());
+        };
         try (Connection c = pool(ds, profile).getConnection()) {
-            Execution e = switch (ds.validationMode()) {
-                case LIMIT -> query(c, limited, ds, start);
-                case EXPLAIN -> explain(c, profile, verdict.query(), ds, start);
-            };
+            Execution e = sent == null ? prepared(c, verdict.query(), ds, start)
+                    : switch (ds.validationMode()) {
+                        case LIMIT -> query(c, sent, ds, start);
+                        case EXPLAIN -> explain(c, sent, ds, start);
+                    };
             return new Succeeded(e);
         } catch (SQLException e) {
             EngineError error = profile.errors().classify(e);
             if (error.infrastructure()) {
                 throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + error.message(), e);
             }
-            if (ds.validationMode() == ValidationMode.LIMIT) {
-                int at = limited.indexOf(verdict.query());
-                if (at > 0) error = error.withMessage(EngineMessages.positionsBefore(error.message(), limited.substring(0, at)));
-            }
+            int at = sent == null ? -1 : sent.indexOf(verdict.query());
+            if (at > 0) error = error.withMessage(EngineMessages.positionsBefore(error.message(), sent.substring(0, at)));
             return new Failed(error);
         }
     }
@@ -79,21 +81,21 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         }
     }
 
-    /** Plans without running: the engine's EXPLAIN where it validates fully, else prepared-statement metadata. */
-    private static Execution explain(Connection c, EngineProfile profile, String query, DatasourceConfig ds, long start)
-            throws SQLException {
-        String explain = profile.explain(query);
-        if (explain != null) {
-            try (Statement st = c.createStatement()) {
-                st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
-                try (ResultSet rs = st.executeQuery(explain)) {
-                    while (rs.next()) {
-                        // drain: the plan itself is not part of the result
-                    }
+    /** Plans without running through the engine's EXPLAIN (where it validates fully). */
+    private static Execution explain(Connection c, String explain, DatasourceConfig ds, long start) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
+            try (ResultSet rs = st.executeQuery(explain)) {
+                while (rs.next()) {
+                    // drain: the plan itself is not part of the result
                 }
             }
-            return new Execution(List.of(), List.of(), 0, List.of(), millisSince(start));
         }
+        return new Execution(List.of(), List.of(), 0, List.of(), millisSince(start));
+    }
+
+    /** Plans without running through prepared-statement metadata (engines whose EXPLAIN does not validate). */
+    private static Execution prepared(Connection c, String query, DatasourceConfig ds, long start) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(query)) {
             ps.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
             ResultSetMetaData md = ps.getMetaData();
