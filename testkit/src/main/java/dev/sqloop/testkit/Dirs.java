@@ -6,10 +6,12 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-final class Dirs {
+/** Deleting the temp directories testkit's servers and brokers leave behind. */
+public final class Dirs {
     private Dirs() {}
 
-    static void deleteQuietly(Path dir) {
+    /** Deletes {@code dir} and everything below it, best effort: a temp directory left behind is harmless. */
+    public static void deleteQuietly(Path dir) {
         if (dir == null || !Files.exists(dir)) return;
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> {

@@ -1,11 +1,11 @@
 package dev.sqloop.testkit.engines;
 
+import dev.sqloop.testkit.Dirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -164,11 +164,7 @@ final class EngineProcess implements AutoCloseable {
                 p.destroyForcibly();
             }
         }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp directory left behind is harmless
-        }
+        Dirs.deleteQuietly(dir);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.sqloop.testkit.engines;
 
+import dev.sqloop.testkit.Dirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -153,11 +154,7 @@ public final class PostgresServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp directory left behind is harmless
-        }
+        Dirs.deleteQuietly(dir);
     }
 
     private void run(Duration limit, String... command) throws IOException {
