@@ -285,8 +285,7 @@ class RepairLoopIT {
 
     @Test
     void shouldRepairAMixOfFaultsOverTheDefogQuestions() throws Exception {
-        java.nio.file.Path csv = java.nio.file.Path.of("../../shared/datasets/defog/questions.csv");
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(csv), "dataset not present: " + csv.toAbsolutePath());
+        java.nio.file.Path csv = dev.sqloop.testkit.engines.DefogDatasets.questionsCsv();
         Map<String, String> gold = dev.sqloop.testkit.llm.GoldSql.byQuestion(dev.sqloop.testkit.llm.GoldSql.fromDefogCsv(csv));
         Map<Fault, Double> mix = OracleResponder.uniformMix();
         mix.put(Fault.NONE, 2.0);

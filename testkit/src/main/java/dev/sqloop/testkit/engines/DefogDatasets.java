@@ -30,14 +30,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The six defog dev databases ({@code ../shared/datasets/defog}): loaded verbatim into PostgreSQL, through
+ * The six defog dev databases ({@code datasets/defog} in the repository): loaded verbatim into PostgreSQL, through
  * {@link PostgresToDuckDb} into DuckDB files, through {@link PostgresToTrino} into Trino's memory catalog, and
  * through {@link PostgresToHive} into a HiveServer2-protocol engine (Spark Thrift Server, Hive) as text tables
- * written from the DuckDB copy. The shared folder is found by walking up from the working directory to a sibling
- * {@code shared/} folder, or taken from the system property {@value #SHARED_PROPERTY}.
+ * written from the DuckDB copy.
  */
 public final class DefogDatasets {
-    public static final String SHARED_PROPERTY = "sqloop.shared.dir";
+    public static final String DIR_PROPERTY = "sqloop.defog.dir";
     public static final List<String> DATABASES = List.of("academic", "advising", "atis", "restaurants", "broker", "car_dealership");
     static final int TRINO_LOAD_THREADS = 4;
     private static final Logger LOG = LoggerFactory.getLogger(DefogDatasets.class);
@@ -46,23 +45,19 @@ public final class DefogDatasets {
 
     private DefogDatasets() {}
 
-    /** The {@code shared/} folder. */
-    public static Path sharedDir() {
-        String override = System.getProperty(SHARED_PROPERTY);
+    /**
+     * The vendored dev set, {@code datasets/defog} at the repository root (licenses beside it), found by walking
+     * up from the working directory (a module's directory under Maven), or taken from {@value #DIR_PROPERTY}.
+     */
+    public static Path defogDir() {
+        String override = System.getProperty(DIR_PROPERTY);
         if (override != null && !override.isBlank()) return Path.of(override);
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path candidate = p.resolve("shared");
-            if (Files.isDirectory(candidate.resolve("datasets/defog"))) return candidate;
-            if (p.getParent() != null && Files.isDirectory(p.getParent().resolve("shared/datasets/defog"))) {
-                return p.getParent().resolve("shared");
-            }
+            Path candidate = p.resolve("datasets/defog");
+            if (Files.isRegularFile(candidate.resolve("questions.csv"))) return candidate;
         }
-        throw new IllegalStateException("no shared/datasets/defog above " + Path.of("").toAbsolutePath()
-                + "; set -D" + SHARED_PROPERTY + "=/path/to/shared");
-    }
-
-    public static Path defogDir() {
-        return sharedDir().resolve("datasets/defog");
+        throw new IllegalStateException("no datasets/defog above " + Path.of("").toAbsolutePath()
+                + " (it is part of the repository); set -D" + DIR_PROPERTY + "=/path/to/defog");
     }
 
     public static Path script(String database) {

@@ -4,18 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import dev.sqloop.testkit.engines.DefogQuestions;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class GoldSqlTest {
-    /** The shared dev set, outside the repository: tests using it are skipped where it is absent. */
-    private static final Path DEFOG = Path.of("../../shared/datasets/defog/questions.csv");
+    private static final Path DEFOG = dev.sqloop.testkit.engines.DefogDatasets.questionsCsv();
 
     @Test
     void shouldResolveSqlEvalAlternatives() {
@@ -26,7 +23,6 @@ class GoldSqlTest {
 
     @Test
     void shouldInjectAndRepairEveryFaultOnTheDefogQuestions() throws Exception {
-        Assumptions.assumeTrue(Files.exists(DEFOG), "dataset not present: " + DEFOG.toAbsolutePath());
         Map<String, String> gold = GoldSql.byQuestion(GoldSql.fromDefogCsv(DEFOG));
         assertTrue(gold.size() >= 100, "questions: " + gold.size());
         Map<Fault, Integer> applied = new EnumMap<>(Fault.class);
