@@ -14,11 +14,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ExecutorConfigTest {
 
     @Test
-    void shouldReadDatasourcesKafkaAndTheManagementPort() {
+    void shouldReadDatasourcesAndKafka() {
         ExecutorConfig c = ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
-                "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:/tmp/demo.duckdb",
-                "SQLOOP_MANAGEMENT_PORT", "9100")));
-        assertEquals(9100, c.managementPort());
+                "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:/tmp/demo.duckdb")));
         assertEquals("sqloop-execute", c.runner().groupId());
         assertTrue(c.datasources().find("demo").isPresent());
     }

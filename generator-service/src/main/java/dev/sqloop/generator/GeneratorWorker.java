@@ -1,0 +1,146 @@
+package dev.sqloop.generator;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.config.KafkaSettings;
+import dev.sqloop.common.config.RunnerConfig;
+import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.StageRunner;
+import dev.sqloop.fewshot.Embedder;
+import dev.sqloop.fewshot.ErrorFixMemory;
+import dev.sqloop.fewshot.FewshotConfig;
+import dev.sqloop.fewshot.store.ExampleStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The generator service's wiring, the only one: config → LLM client → the generate and/or repair stage
+ * ({@code SQLOOP_GENERATOR_WORKERS}) → their runners. Used by {@link Main} and by the embedded pipeline.
+ *
+ * <p>Similar past fixes in correction prompts need the error→fix pairs the fewshot service writes: the repair
+ * worker reads them from an example store this process can reach — one the caller shares
+ * ({@link Options#withSharedStore}: the embedded pipeline's in-process store), else a shared Qdrant store
+ * ({@code SQLOOP_FEWSHOT_STORE=qdrant}); with an embedded Lucene store owned by another process, prompts go without them.
+ */
+public final class GeneratorWorker implements AutoCloseable {
+    public static final String WORKERS = "SQLOOP_GENERATOR_WORKERS";
+    private static final Logger log = LoggerFactory.getLogger(GeneratorWorker.class);
+
+    /**
+     * @param workers {@code generate}, {@code repair} or both
+     * @param sharedEmbedder with {@code sharedStore}: an embedder and store already open in this process, or both null
+     * @param evidence {@code INCLUDED}; {@code STRIPPED} only for the test that proves the evidence is what repairs
+     */
+    public record Options(Set<String> workers, Embedder sharedEmbedder, ExampleStore sharedStore,
+                          CorrectionPromptBuilder.Evidence evidence) {
+        public Options {
+            workers = Set.copyOf(workers);
+        }
+
+        /** {@code SQLOOP_GENERATOR_WORKERS} (default {@code generate,repair}), no shared store, evidence included. */
+        public static Options fromEnv(EnvConfig env) {
+            return new Options(Set.of(), null, null, CorrectionPromptBuilder.Evidence.INCLUDED)
+                    .withWorkers(env.string(WORKERS, GenerateStage.NAME + "," + RepairStage.NAME));
+        }
+
+        /** A comma-separated worker list, as {@code SQLOOP_GENERATOR_WORKERS} or {@code ./sqloop run repair} give it. */
+        public Options withWorkers(String list) {
+            Set<String> names = new LinkedHashSet<>(Arrays.stream(list.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList());
+            for (String n : names) {
+                if (!n.equals(GenerateStage.NAME) && !n.equals(RepairStage.NAME)) {
+                    throw new ConfigException(WORKERS + " names an unknown worker '" + n + "' (generate, repair)");
+                }
+            }
+            if (names.isEmpty()) throw new ConfigException(WORKERS + " names no worker (generate, repair)");
+            return new Options(names, sharedEmbedder, sharedStore, evidence);
+        }
+
+        public Options withSharedStore(Embedder embedder, ExampleStore store) {
+            return new Options(workers, embedder, store, evidence);
+        }
+
+        public Options withEvidence(CorrectionPromptBuilder.Evidence value) {
+            return new Options(workers, sharedEmbedder, sharedStore, value);
+        }
+    }
+
+    private final GeneratorConfig config;
+    private final KafkaSettings kafka;
+    private final Set<String> workers;
+    private final List<StageRunner<?>> runners;
+    private final List<AutoCloseable> owned;
+
+    private GeneratorWorker(GeneratorConfig config, KafkaSettings kafka, Set<String> workers, List<StageRunner<?>> runners,
+                            List<AutoCloseable> owned) {
+        this.config = config;
+        this.kafka = kafka;
+        this.workers = workers;
+        this.runners = runners;
+        this.owned = owned;
+    }
+
+    public static GeneratorWorker create(EnvConfig env, Options options, MeterRegistry registry, Clock clock) {
+        GeneratorConfig config = GeneratorConfig.fromEnv(env);
+        KafkaSettings kafka = KafkaSettings.fromEnv(env);
+        DialectLookup dialects = config.dialectLookup();
+        List<StageRunner<?>> runners = new ArrayList<>();
+        List<AutoCloseable> owned = new ArrayList<>();
+        if (options.workers().contains(GenerateStage.NAME)) {
+            GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), dialects,
+                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), registry, clock);
+            runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
+        }
+        if (options.workers().contains(RepairStage.NAME)) {
+            CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env, options, owned),
+                    options.evidence());
+            RepairStage repair = new RepairStage(dialects, prompts, registry, clock);
+            runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
+        }
+        return new GeneratorWorker(config, kafka, options.workers(), List.copyOf(runners), owned);
+    }
+
+    /** The one rule for similar past fixes (see the class comment). */
+    static PastFixes pastFixes(EnvConfig env, Options options, List<AutoCloseable> owned) {
+        FewshotConfig fewshot = FewshotConfig.fromEnv(env);
+        if (options.sharedStore() != null) {
+            return new MemoryPastFixes(new ErrorFixMemory(options.sharedEmbedder(), options.sharedStore(), fewshot.fixMinScore()));
+        }
+        if (!fewshot.store().equals("qdrant")) {
+            log.info("repair: no shared example store (SQLOOP_FEWSHOT_STORE=qdrant): correction prompts go without similar past fixes");
+            return PastFixes.NONE;
+        }
+        ExampleStore store = dev.sqloop.fewshot.Main.openStore(fewshot);
+        owned.add(store);
+        return new MemoryPastFixes(new ErrorFixMemory(new Embedder(), store, fewshot.fixMinScore()));
+    }
+
+    /** Not started: the host ({@code ServiceHost} or the embedded pipeline) starts and closes them. */
+    public List<StageRunner<?>> runners() {
+        return runners;
+    }
+
+    /** Closes what the worker opened itself (a Qdrant store for past fixes), after its runners are closed. */
+    @Override
+    public void close() {
+        for (AutoCloseable c : owned) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                log.warn("generator: closing {} failed: {}", c, e.toString());
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return config + " " + kafka + " workers=" + workers;
+    }
+}
