@@ -13,18 +13,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /** A small client of the gateway's HTTP API, for the CLI. */
-final class GatewayClient {
+public final class GatewayClient {
     private final URI base;
     private final String apiKey;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     /** From {@code --gateway}/{@code --api-key}, else {@code SQLOOP_GATEWAY_URL}/{@code SQLOOP_API_KEY}. */
-    static GatewayClient fromArgs(Args args) {
+    public static GatewayClient fromArgs(Args args) {
         return new GatewayClient(args.string("gateway", System.getenv().getOrDefault("SQLOOP_GATEWAY_URL", "http://127.0.0.1:8080")),
                 args.string("api-key", System.getenv("SQLOOP_API_KEY")));
     }
 
-    GatewayClient(String base, String apiKey) {
+    public GatewayClient(String base, String apiKey) {
         this.base = URI.create(base.endsWith("/") ? base : base + "/");
         this.apiKey = apiKey;
     }
@@ -36,27 +36,27 @@ final class GatewayClient {
         return b;
     }
 
-    JsonNode submitBatchFile(Path jsonl) throws IOException, InterruptedException {
+    public JsonNode submitBatchFile(Path jsonl) throws IOException, InterruptedException {
         HttpRequest req = request("/v1/batches").header("Content-Type", "application/x-ndjson")
                 .POST(HttpRequest.BodyPublishers.ofFile(jsonl)).build();
         return expect(send(req, HttpResponse.BodyHandlers.ofString()), 202);
     }
 
-    JsonNode postJson(String path, String json, int... expected) throws IOException, InterruptedException {
+    public JsonNode postJson(String path, String json, int... expected) throws IOException, InterruptedException {
         HttpRequest req = request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build();
         return expect(send(req, HttpResponse.BodyHandlers.ofString()), expected);
     }
 
-    JsonNode delete(String path, int expected) throws IOException, InterruptedException {
+    public JsonNode delete(String path, int expected) throws IOException, InterruptedException {
         return expect(send(request(path).DELETE().build(), HttpResponse.BodyHandlers.ofString()), expected);
     }
 
-    JsonNode get(String path) throws IOException, InterruptedException {
+    public JsonNode get(String path) throws IOException, InterruptedException {
         return expect(send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString()), 200);
     }
 
     /** GET with retries while the gateway answers 503 (rebalancing) or is briefly unreachable. */
-    JsonNode getPatiently(String path, Duration patience) throws IOException, InterruptedException {
+    public JsonNode getPatiently(String path, Duration patience) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
             try {
@@ -70,7 +70,7 @@ final class GatewayClient {
         }
     }
 
-    InputStream stream(String path) throws IOException, InterruptedException {
+    public InputStream stream(String path) throws IOException, InterruptedException {
         HttpResponse<InputStream> r = send(request(path).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {
             String body = new String(r.body().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);

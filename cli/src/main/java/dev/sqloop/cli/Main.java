@@ -1,16 +1,25 @@
 package dev.sqloop.cli;
 
-import dev.sqloop.cli.bench.RunnerBenchmark;
 import dev.sqloop.common.config.ConfigException;
 import java.util.Arrays;
 import java.util.List;
 
-/** The {@code sqloop} command: dispatches subcommands. */
+/**
+ * The {@code sqloop} command: dispatches subcommands. This module's classpath is what {@code ./sqloop run SERVICE}
+ * ships, so it holds only the services and the client commands: {@code demo} and {@code bench} (embedded broker,
+ * simulated LLM, demo warehouse) live in the {@code embedded} module, whose entry point the launcher picks for them.
+ */
 public final class Main {
+    /** Set before logging starts: {@code dev.sqloop} loggers' level when {@code SQLOOP_LOG_LEVEL} is not set (see logback.xml). */
+    public static final String DEFAULT_LOG_LEVEL = "sqloop.log.default";
+    /** Likewise for Kafka, DJL and other libraries. */
+    public static final String LIBRARY_LOG_LEVEL = "sqloop.log.libraries";
+
     private static final String USAGE = """
             usage: ./sqloop <command> [options]
 
               demo                 run the embedded demo: broker, every stage, simulated LLM, DuckDB warehouse
+                    [--serve] [--work-dir .sqloop/demo]
               test                 run every test (unit and integration, on real servers)
               bench runner         StageRunner throughput vs the ideal in_flight / latency
                     [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
@@ -22,6 +31,7 @@ public final class Main {
               status ID [--batch]  a question's (or batch's) status from the gateway
               run SERVICE          run one service alone, configured by SQLOOP_* environment variables:
                     generator (generate+repair; SQLOOP_GENERATOR_WORKERS narrows) | repair | validator | executor | fewshot | gateway
+                    [--print-classpath]  print the classpath the service runs on, one entry a line, and exit
               seed FILE [--datasource NAME]
                                    seed the example store (YAML cases, defog CSV or JSONL); idempotent
               examples list|add|delete   the gateway's few-shot examples
@@ -29,16 +39,43 @@ public final class Main {
                     add --datasource D --question Q --sql SQL [--notes N] [--tags a,b]
                     delete ID          (all take --gateway URL [--api-key K])
               help                 this text
+
+            demo and bench run on the embedded module's classpath (it carries testkit); every other command on
+            cli's, which has no testkit, embedded broker or simulated LLM.
             """;
+
+    /** A command: returns the process exit code. */
+    @FunctionalInterface
+    public interface Command {
+        int run() throws Exception;
+    }
 
     private Main() {}
 
+    public static String usage() {
+        return USAGE;
+    }
+
     public static void main(String[] argv) {
+        List<String> args = Arrays.asList(argv);
+        // services log their settings at start (INFO); client commands stay quiet unless SQLOOP_LOG_LEVEL says otherwise
+        defaultLogLevel(!args.isEmpty() && args.get(0).equals("run") ? "INFO" : "WARN", "WARN");
+        exit(() -> run(args));
+    }
+
+    /** Sets the default log levels read by logback.xml; only effective before the first logger is created. */
+    public static void defaultLogLevel(String sqloop, String libraries) {
+        if (System.getProperty(DEFAULT_LOG_LEVEL) == null) System.setProperty(DEFAULT_LOG_LEVEL, sqloop);
+        if (System.getProperty(LIBRARY_LOG_LEVEL) == null) System.setProperty(LIBRARY_LOG_LEVEL, libraries);
+    }
+
+    /** Runs {@code command} and exits with its code: 2 for a usage or configuration error (its message, no stack), 1 for a failure. */
+    public static void exit(Command command) {
         // Lucene announces its SIMD setup through java.util.logging at INFO on every start: not for users.
         java.util.logging.Logger.getLogger("org.apache.lucene").setLevel(java.util.logging.Level.WARNING);
         int code;
         try {
-            code = run(Arrays.asList(argv));
+            code = command.run();
         } catch (Args.UsageException | ConfigException e) {
             System.err.println("sqloop: " + e.getMessage());
             code = 2;
@@ -50,7 +87,7 @@ public final class Main {
         System.exit(code);
     }
 
-    static int run(List<String> argv) throws Exception {
+    public static int run(List<String> argv) throws Exception {
         if (argv.isEmpty()) {
             System.out.print(USAGE);
             return 2;
@@ -58,13 +95,13 @@ public final class Main {
         String command = argv.get(0);
         List<String> rest = argv.subList(1, argv.size());
         return switch (command) {
-            case "demo" -> Demo.run(new Args(rest));
-            case "bench" -> bench(rest);
             case "submit" -> SubmitCommand.run(new Args(rest));
             case "status" -> SubmitCommand.status(new Args(rest));
             case "run" -> runService(rest);
             case "seed" -> seed(new Args(rest));
             case "examples" -> ExamplesCommand.run(new Args(rest));
+            case "demo", "bench" -> throw new Args.UsageException("'" + command + "' runs on the embedded module's classpath "
+                    + "(dev.sqloop.embedded.Main): use ./sqloop " + command);
             case "help", "--help", "-h" -> {
                 System.out.print(USAGE);
                 yield 0;
@@ -76,15 +113,23 @@ public final class Main {
     /** Each service is also runnable alone, for real deployments: the same Main its container would run. */
     private static int runService(List<String> argv) throws Exception {
         String service = argv.isEmpty() ? "" : argv.get(0);
-        String[] rest = argv.isEmpty() ? new String[0] : argv.subList(1, argv.size()).toArray(String[]::new);
+        List<String> options = argv.isEmpty() ? List.of() : argv.subList(1, argv.size());
+        if (!List.of("generator", "repair", "validator", "executor", "fewshot", "gateway").contains(service)) {
+            throw new Args.UsageException("run what? one of: generator, repair, validator, executor, fewshot, gateway");
+        }
+        if (options.contains("--print-classpath")) {
+            // the classpath of this very JVM: what the service would run on
+            for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) System.out.println(entry);
+            return 0;
+        }
+        String[] rest = options.toArray(String[]::new);
         switch (service) {
             case "generator" -> dev.sqloop.generator.Main.main(rest);
             case "repair" -> dev.sqloop.generator.Main.main(new String[] {"repair"});
             case "validator" -> dev.sqloop.validator.Main.main(rest);
             case "executor" -> dev.sqloop.executor.Main.main(rest);
             case "fewshot" -> dev.sqloop.fewshot.Main.main(rest);
-            case "gateway" -> dev.sqloop.gateway.Main.main(rest);
-            default -> throw new Args.UsageException("run what? one of: generator, repair, validator, executor, fewshot, gateway");
+            default -> dev.sqloop.gateway.Main.main(rest);
         }
         return 0;
     }
@@ -95,26 +140,5 @@ public final class Main {
         String[] argv = {"seed", args.positional().get(0), args.string("datasource", "default")};
         dev.sqloop.fewshot.Main.main(argv);
         return 0;
-    }
-
-    private static int bench(List<String> argv) throws Exception {
-        String what = argv.isEmpty() ? "" : argv.get(0);
-        Args args = new Args(argv.isEmpty() ? List.of() : argv.subList(1, argv.size()));
-        return switch (what) {
-            case "runner" -> RunnerBenchmark.run(args);
-            case "validator" -> {
-                dev.sqloop.validator.ValidationBenchmark.main(args.positional().toArray(String[]::new));
-                yield 0;
-            }
-            case "executor" -> {
-                dev.sqloop.executor.ExecutorBenchmark.main(args.positional().toArray(String[]::new));
-                yield 0;
-            }
-            case "retrieval" -> {
-                dev.sqloop.fewshot.RetrievalBenchmark.main(args.positional().toArray(String[]::new));
-                yield 0;
-            }
-            default -> throw new Args.UsageException("bench what? one of: runner, validator, executor, retrieval");
-        };
     }
 }

@@ -16,7 +16,7 @@ import java.util.Map;
  * batch, shows progress, writes every final result. Resumable: the batch id is kept beside the input
  * ({@code FILE.jsonl.sqloop-batch}); running the command again resumes waiting instead of submitting again.
  */
-final class SubmitCommand {
+public final class SubmitCommand {
     private SubmitCommand() {}
 
     static int run(Args args) throws IOException, InterruptedException {
@@ -50,7 +50,7 @@ final class SubmitCommand {
         return 0;
     }
 
-    static JsonNode awaitBatch(GatewayClient client, String batchId) throws IOException, InterruptedException {
+    public static JsonNode awaitBatch(GatewayClient client, String batchId) throws IOException, InterruptedException {
         ProgressBar bar = new ProgressBar(System.err);
         while (true) {
             JsonNode s = client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(2));
@@ -74,7 +74,7 @@ final class SubmitCommand {
     }
 
     /** Writes the results to a temp file and moves it into place: an interrupted download leaves no half file. */
-    static long download(GatewayClient client, String batchId, Path target) throws IOException, InterruptedException {
+    public static long download(GatewayClient client, String batchId, Path target) throws IOException, InterruptedException {
         Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".sqloop-results", ".tmp");
         long lines = 0;
         try (InputStream in = client.stream("/v1/batches/" + batchId + "/results"); OutputStream out = Files.newOutputStream(tmp)) {

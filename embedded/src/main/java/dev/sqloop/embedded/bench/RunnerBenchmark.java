@@ -1,4 +1,4 @@
-package dev.sqloop.cli.bench;
+package dev.sqloop.embedded.bench;
 
 import dev.sqloop.cli.Args;
 import dev.sqloop.common.JsonCodec;

@@ -1,10 +1,12 @@
-package dev.sqloop.cli;
+package dev.sqloop.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.cli.GatewayClient;
+import dev.sqloop.cli.SubmitCommand;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.testkit.engines.DemoWarehouse;

@@ -1,8 +1,10 @@
-package dev.sqloop.executor;
+package dev.sqloop.embedded.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.ReadOnlyJdbc;
+import dev.sqloop.executor.QueryRunner;
+import dev.sqloop.executor.ReadOnlyExecutor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -36,10 +38,8 @@ public final class ExecutorBenchmark {
         DatasourceConfig ds = DatasourceConfig.of("bench", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
                 .withLimits(LIMIT, Duration.ofSeconds(30)).withPool(1, Duration.ofSeconds(5));
         // the raw connection gets exactly the executor's driver properties: DuckDB shares one instance per file
-        HikariConfig hc = new HikariConfig();
-        new DuckDbProfile().configure(hc, ds);
         Properties props = new Properties();
-        props.putAll(hc.getDataSourceProperties());
+        props.putAll(ReadOnlyJdbc.driverProperties(ds));
         System.out.printf("DuckDB %s, %d iterations per query, row limit %d, JDK %s%n", file, iterations, LIMIT,
                 System.getProperty("java.version"));
         System.out.printf("%-86s %9s %9s %9s %9s %7s %7s%n", "query", "raw p50", "raw p99", "exec p50", "exec p99", "x p50", "x p99");

@@ -1,7 +1,10 @@
-package dev.sqloop.validator;
+package dev.sqloop.embedded.bench;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.message.NlConstraints;
+import dev.sqloop.validator.SqlCorpus;
+import dev.sqloop.validator.StaticValidator;
+import dev.sqloop.validator.ValidationTarget;
 import dev.sqloop.validator.parse.DialectParsers;
 import dev.sqloop.validator.schema.InMemorySchemaCatalog;
 import dev.sqloop.validator.schema.SchemaCatalog;

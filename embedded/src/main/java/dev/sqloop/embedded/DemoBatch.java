@@ -1,4 +1,4 @@
-package dev.sqloop.cli;
+package dev.sqloop.embedded;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.JsonCodec;

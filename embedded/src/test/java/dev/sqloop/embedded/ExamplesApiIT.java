@@ -1,10 +1,11 @@
-package dev.sqloop.cli;
+package dev.sqloop.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.cli.Args;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
@@ -373,7 +374,7 @@ class ExamplesApiIT {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
         try {
-            assertEquals(0, Main.run(List.of(argv)));
+            assertEquals(0, dev.sqloop.cli.Main.run(List.of(argv)));
         } finally {
             System.setOut(original);
         }

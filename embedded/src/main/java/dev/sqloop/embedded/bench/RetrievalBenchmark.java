@@ -1,5 +1,6 @@
-package dev.sqloop.fewshot;
+package dev.sqloop.embedded.bench;
 
+import dev.sqloop.fewshot.Embedder;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.fewshot.schema.SchemaSource;
 import dev.sqloop.fewshot.store.LuceneExampleStore;

@@ -1,4 +1,4 @@
-package dev.sqloop.cli;
+package dev.sqloop.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package dev.sqloop.cli;
+package dev.sqloop.embedded;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,9 @@
-package dev.sqloop.cli;
+package dev.sqloop.embedded;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.cli.Args;
+import dev.sqloop.cli.GatewayClient;
+import dev.sqloop.cli.SubmitCommand;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.testkit.engines.DemoWarehouse;

@@ -1,0 +1,155 @@
+package dev.sqloop.embedded;
+
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.StageRunner;
+import dev.sqloop.executor.ExecutorWorker;
+import dev.sqloop.fewshot.Embedder;
+import dev.sqloop.fewshot.ExampleSeeder;
+import dev.sqloop.fewshot.FewshotConfig;
+import dev.sqloop.fewshot.FewshotWorker;
+import dev.sqloop.fewshot.store.ExampleStore;
+import dev.sqloop.gateway.Gateway;
+import dev.sqloop.gateway.GatewayConfig;
+import dev.sqloop.generator.CorrectionPromptBuilder;
+import dev.sqloop.generator.GeneratorWorker;
+import dev.sqloop.testkit.EmbeddedKafka;
+import dev.sqloop.testkit.Ports;
+import dev.sqloop.testkit.llm.SimulatedLlm;
+import dev.sqloop.validator.ValidatorWorker;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every sqloop stage in one JVM on one real Kafka broker: what {@code ./sqloop demo} runs and what
+ * {@code PipelineEndToEndIT} tests. It composes the services' own wiring classes ({@link FewshotWorker},
+ * {@link GeneratorWorker}, {@link ValidatorWorker}, {@link ExecutorWorker}, {@link Gateway}) from one
+ * {@code SQLOOP_*} map, so there is exactly one wiring of each stage. What the embedded run adds: the broker, and
+ * defaults under {@code workDir} for the gateway state and the example index (one store, opened here and shared by
+ * the fewshot workers and the repair worker's similar past fixes); the LLM is {@code llm} unless
+ * {@code SQLOOP_LLM_BASE_URL} is set.
+ */
+public final class EmbeddedPipeline implements AutoCloseable {
+    private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(60);
+
+    private final EmbeddedKafka broker;
+    private final SimulatedLlm llm;
+    private final List<StageRunner<?>> runners;
+    private final GeneratorWorker generator;
+    private final FewshotWorker fewshot;
+    private final Gateway gateway;
+    private final ExampleStore store;
+    private final PrometheusMeterRegistry registry;
+    private final Map<String, String> env;
+
+    private EmbeddedPipeline(EmbeddedKafka broker, SimulatedLlm llm, List<StageRunner<?>> runners, GeneratorWorker generator,
+                             FewshotWorker fewshot, Gateway gateway, ExampleStore store, PrometheusMeterRegistry registry,
+                             Map<String, String> env) {
+        this.broker = broker;
+        this.llm = llm;
+        this.runners = runners;
+        this.generator = generator;
+        this.fewshot = fewshot;
+        this.gateway = gateway;
+        this.store = store;
+        this.registry = registry;
+        this.env = env;
+    }
+
+    /**
+     * @param settings {@code SQLOOP_*} settings; datasources ({@code SQLOOP_DATASOURCE_<NAME>_*}) are required
+     * @param llm the simulated LLM to use when {@code SQLOOP_LLM_BASE_URL} is not set (closed with the pipeline); may be null then
+     * @param stripEvidence test-only: correction prompts without the error evidence
+     */
+    public static EmbeddedPipeline start(Path workDir, Map<String, String> settings, SimulatedLlm llm, boolean stripEvidence)
+            throws Exception {
+        Files.createDirectories(workDir);
+        EmbeddedKafka broker = EmbeddedKafka.start();
+        Map<String, String> env = new HashMap<>();
+        env.put("SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+        env.put("SQLOOP_FEWSHOT_LUCENE_PATH", workDir.resolve("examples").toString());
+        env.put("SQLOOP_GATEWAY_PORT", Integer.toString(Ports.free()));
+        env.put("SQLOOP_GATEWAY_STATE_DIR", workDir.resolve("gateway-state").toString());
+        env.put("SQLOOP_LLM_MODEL", "simulated");
+        if (llm != null) env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
+        env.putAll(settings);
+        EnvConfig config = new EnvConfig(env);
+
+        PrometheusMeterRegistry registry = Metrics.newRegistry();
+        Clock clock = Clock.systemUTC();
+        Embedder embedder = new Embedder();
+        ExampleStore store = dev.sqloop.fewshot.Main.openStore(FewshotConfig.fromEnv(config));
+
+        FewshotWorker fewshot = FewshotWorker.create(config, registry, clock, embedder, store);
+        GeneratorWorker generator = GeneratorWorker.create(config, GeneratorWorker.Options.fromEnv(config)
+                .withSharedStore(embedder, store)
+                .withEvidence(stripEvidence ? CorrectionPromptBuilder.Evidence.STRIPPED : CorrectionPromptBuilder.Evidence.INCLUDED),
+                registry, clock);
+        List<StageRunner<?>> runners = new ArrayList<>();
+        runners.addAll(fewshot.runners());
+        runners.addAll(generator.runners());
+        runners.addAll(ValidatorWorker.create(config, registry, clock).runners());
+        runners.addAll(ExecutorWorker.create(config, registry, clock).runners());
+
+        KafkaClients.ensureTopics(fewshot.kafka(), Topics.ALL, SYNC_TIMEOUT);
+        // as the fewshot service does at start: a work dir reused from an earlier run lists its examples again
+        fewshot.syncExamples(SYNC_TIMEOUT);
+        runners.forEach(StageRunner::start);
+
+        Gateway gateway = Gateway.start(GatewayConfig.fromEnv(config), registry, Duration.ofSeconds(120));
+        return new EmbeddedPipeline(broker, llm, runners, generator, fewshot, gateway, store, registry, Map.copyOf(env));
+    }
+
+    public String gatewayUrl() {
+        return "http://127.0.0.1:" + gateway.port();
+    }
+
+    public String bootstrapServers() {
+        return broker.bootstrapServers();
+    }
+
+    /** The simulated LLM, or null when a real endpoint is configured. */
+    public SimulatedLlm llm() {
+        return llm;
+    }
+
+    public ExampleStore store() {
+        return store;
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    public Map<String, String> settings() {
+        return env;
+    }
+
+    /** Seeds examples (YAML, CSV or JSONL) for {@code datasource} and publishes them on {@code examples}; idempotent. */
+    public ExampleSeeder.Report seed(Path file, String datasource, String dialect) throws java.io.IOException {
+        return fewshot.seed(file, datasource, dialect, SYNC_TIMEOUT);
+    }
+
+    @Override
+    public void close() {
+        gateway.close();
+        runners.forEach(StageRunner::close);
+        generator.close();
+        try {
+            store.close();
+        } catch (Exception ignored) {
+            // the index was committed after every write
+        }
+        if (llm != null) llm.close();
+        broker.close();
+    }
+}
