@@ -44,6 +44,12 @@ public final class Main {
             cli's, which has no testkit, embedded broker or simulated LLM.
             """;
 
+    /**
+     * Lucene announces its SIMD setup through java.util.logging at INFO on every start: not for users. Held here:
+     * JUL keeps loggers weakly, and a collected logger forgets its level.
+     */
+    private static final java.util.logging.Logger LUCENE = java.util.logging.Logger.getLogger("org.apache.lucene");
+
     /** A command: returns the process exit code. */
     @FunctionalInterface
     public interface Command {
@@ -71,8 +77,7 @@ public final class Main {
 
     /** Runs {@code command} and exits with its code: 2 for a usage or configuration error (its message, no stack), 1 for a failure. */
     public static void exit(Command command) {
-        // Lucene announces its SIMD setup through java.util.logging at INFO on every start: not for users.
-        java.util.logging.Logger.getLogger("org.apache.lucene").setLevel(java.util.logging.Level.WARNING);
+        LUCENE.setLevel(java.util.logging.Level.WARNING);
         int code;
         try {
             code = command.run();
