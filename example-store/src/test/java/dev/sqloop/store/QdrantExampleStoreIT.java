@@ -1,6 +1,5 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
-import dev.sqloop.fewshot.Embedder;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;

@@ -1,4 +1,4 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
 import static io.qdrant.client.ConditionFactory.matchKeyword;
 import static io.qdrant.client.PointIdFactory.id;
@@ -7,7 +7,6 @@ import static io.qdrant.client.ValueFactory.value;
 import static io.qdrant.client.VectorsFactory.vectors;
 
 import dev.sqloop.common.runtime.InfrastructureException;
-import dev.sqloop.fewshot.Questions;
 import io.qdrant.client.QdrantClient;
 import io.qdrant.client.QdrantGrpcClient;
 import io.qdrant.client.ValueFactory;
@@ -46,7 +45,7 @@ import java.util.function.Function;
 /**
  * The production store on Qdrant over gRPC: one collection of examples and one of error→fix pairs (cosine,
  * payload question, sql, datasource, dialect, source, created_at), plus a small collection of wrong-marks.
- * Point ids come from {@link Questions}, so upserts are idempotent. Writes wait for Qdrant to apply them.
+ * Point ids come from {@link StoreIds}, so upserts are idempotent. Writes wait for Qdrant to apply them.
  */
 public final class QdrantExampleStore implements ExampleStore {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -96,14 +95,14 @@ public final class QdrantExampleStore implements ExampleStore {
                     "tags", list(e.tags().stream().map(ValueFactory::value).toList())));
             if (e.tenant() != null) payload.put("tenant", value(e.tenant()));
             if (e.notes() != null) payload.put("notes", value(e.notes()));
-            points.add(point(Questions.exampleId(e.datasource(), e.question()), vectors.get(i), payload));
+            points.add(point(StoreIds.exampleId(e.datasource(), e.question()), vectors.get(i), payload));
         }
         upsertPoints(examples, points);
     }
 
     @Override
     public boolean delete(String datasource, String question) {
-        UUID id = Questions.exampleId(datasource, question);
+        UUID id = StoreIds.exampleId(datasource, question);
         boolean existed = !retrieve(examples, id).isEmpty();
         deletePoint(examples, id);
         return existed;
@@ -111,7 +110,7 @@ public final class QdrantExampleStore implements ExampleStore {
 
     @Override
     public Optional<StoredExample> find(String datasource, String question) {
-        return retrieve(examples, Questions.exampleId(datasource, question)).stream().findFirst()
+        return retrieve(examples, StoreIds.exampleId(datasource, question)).stream().findFirst()
                 .map(p -> toExample(p.getPayloadMap()));
     }
 
@@ -140,7 +139,7 @@ public final class QdrantExampleStore implements ExampleStore {
 
     @Override
     public void upsertFix(ErrorFix f, float[] errorVector) {
-        upsertPoints(fixes, List.of(point(Questions.fixId(f.datasource(), f.errorText(), f.fixedSql()), errorVector, Map.of(
+        upsertPoints(fixes, List.of(point(StoreIds.fixId(f.datasource(), f.errorText(), f.fixedSql()), errorVector, Map.of(
                 "datasource", value(f.datasource()), "error", value(f.errorText()), "category", value(f.category()),
                 "failed_sql", value(f.failedSql()), "fixed_sql", value(f.fixedSql()), "dialect", value(f.dialect()),
                 "question", value(f.question()), "created_at", value(f.createdAt().toString())))));
@@ -161,19 +160,19 @@ public final class QdrantExampleStore implements ExampleStore {
     @Override
     public void markWrong(String datasource, String question) {
         // mark first: if the delete then fails, the capture worker already skips the question
-        upsertPoints(wrong, List.of(point(Questions.exampleId(datasource, question), new float[] {1f},
+        upsertPoints(wrong, List.of(point(StoreIds.exampleId(datasource, question), new float[] {1f},
                 Map.of("datasource", value(datasource), "question", value(question)))));
-        deletePoint(examples, Questions.exampleId(datasource, question));
+        deletePoint(examples, StoreIds.exampleId(datasource, question));
     }
 
     @Override
     public void clearWrong(String datasource, String question) {
-        deletePoint(wrong, Questions.exampleId(datasource, question));
+        deletePoint(wrong, StoreIds.exampleId(datasource, question));
     }
 
     @Override
     public boolean isMarkedWrong(String datasource, String question) {
-        return !retrieve(wrong, Questions.exampleId(datasource, question)).isEmpty();
+        return !retrieve(wrong, StoreIds.exampleId(datasource, question)).isEmpty();
     }
 
     @Override
