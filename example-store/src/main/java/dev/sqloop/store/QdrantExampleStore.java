@@ -70,12 +70,29 @@ public final class QdrantExampleStore implements ExampleStore {
     public static QdrantExampleStore connect(String host, int port, String apiKey, boolean tls, String prefix, int dimension) {
         QdrantGrpcClient.Builder b = QdrantGrpcClient.newBuilder(host, port, tls).withTimeout(TIMEOUT);
         if (apiKey != null && !apiKey.isBlank()) b = b.withApiKey(apiKey);
-        return new QdrantExampleStore(new QdrantClient(b.build()), prefix, dimension);
+        QdrantClient client = new QdrantClient(b.build());
+        try {
+            return new QdrantExampleStore(client, prefix, dimension);
+        } catch (RuntimeException e) {
+            client.close(); // no caller holds it: its channel and threads would outlive the failed start
+            throw e;
+        }
     }
 
+    /**
+     * Creates the collection unless it exists. Another process may create it between the check and the create (the
+     * fewshot service and the generator's repair worker start together): a failed create is fine when the collection
+     * exists afterwards. The payload index is requested every time; Qdrant treats an existing one as done, and a
+     * process that lost the race after creating the collection but before indexing it would otherwise leave none.
+     */
     private void ensureCollection(String name, int dimension) {
-        if (Boolean.TRUE.equals(await(client.collectionExistsAsync(name)))) return;
-        await(client.createCollectionAsync(name, VectorParams.newBuilder().setDistance(Distance.Cosine).setSize(dimension).build()));
+        if (!Boolean.TRUE.equals(await(client.collectionExistsAsync(name)))) {
+            try {
+                await(client.createCollectionAsync(name, VectorParams.newBuilder().setDistance(Distance.Cosine).setSize(dimension).build()));
+            } catch (QdrantUnavailableException e) {
+                if (!Boolean.TRUE.equals(await(client.collectionExistsAsync(name)))) throw e;
+            }
+        }
         await(client.createPayloadIndexAsync(name, "datasource", PayloadSchemaType.Keyword, null, true, null, null));
     }
 
