@@ -11,9 +11,11 @@ import io.qdrant.client.QdrantClient;
 import io.qdrant.client.QdrantGrpcClient;
 import io.qdrant.client.ValueFactory;
 import io.qdrant.client.WithPayloadSelectorFactory;
+import io.qdrant.client.grpc.Collections.CollectionInfo;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.PayloadSchemaType;
 import io.qdrant.client.grpc.Collections.VectorParams;
+import io.qdrant.client.grpc.Collections.VectorsConfig;
 import io.qdrant.client.grpc.Common.Filter;
 import io.qdrant.client.grpc.Common.PointId;
 import io.qdrant.client.grpc.JsonWithInt.Value;
@@ -94,6 +96,22 @@ public final class QdrantExampleStore implements ExampleStore {
             }
         }
         await(client.createPayloadIndexAsync(name, "datasource", PayloadSchemaType.Keyword, null, true, null, null));
+        checkVectors(name, dimension);
+    }
+
+    /**
+     * An existing collection made for another embedding model (or by hand) would reject every upsert and search, and
+     * the runners would retry those as an outage forever: refuse to open instead, naming the collection.
+     */
+    private void checkVectors(String name, int dimension) {
+        CollectionInfo info = await(client.getCollectionInfoAsync(name));
+        VectorsConfig config = info.getConfig().getParams().getVectorsConfig();
+        VectorParams params = config.hasParams() ? config.getParams() : null;
+        if (params == null || params.getSize() != dimension || params.getDistance() != Distance.Cosine) {
+            throw new IllegalStateException("Qdrant collection " + name + " does not hold one unnamed " + dimension
+                    + "-d cosine vector per point (" + (params == null ? "named vectors" : params.getSize() + "-d " + params.getDistance())
+                    + "): drop it or choose another SQLOOP_FEWSHOT_QDRANT_COLLECTION_PREFIX");
+        }
     }
 
     @Override

@@ -78,6 +78,16 @@ class QdrantExampleStoreTest extends ExampleStoreContract {
     }
 
     @Test
+    void shouldRefuseCollectionsMadeForAnotherEmbeddingModel() {
+        String other = "t" + UUID.randomUUID().toString().replace("-", "");
+        try (QdrantExampleStore old = QdrantExampleStore.connect(qdrant.host(), qdrant.port(), API_KEY, false, other, 768)) {
+            assertEquals(0, old.count());
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> connect(other, API_KEY).close());
+        assertTrue(e.getMessage().contains(other + "_examples") && e.getMessage().contains("768-d"), e.getMessage());
+    }
+
+    @Test
     void shouldRefuseToWorkWithAWrongApiKey() {
         QdrantExampleStore.QdrantUnavailableException e = assertThrows(QdrantExampleStore.QdrantUnavailableException.class,
                 () -> connect("t" + UUID.randomUUID().toString().replace("-", ""), "wrong-key").close());
