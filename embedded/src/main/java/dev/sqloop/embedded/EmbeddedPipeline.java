@@ -6,15 +6,16 @@ import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.executor.ExecutorWorker;
-import dev.sqloop.fewshot.Embedder;
 import dev.sqloop.fewshot.ExampleSeeder;
-import dev.sqloop.fewshot.FewshotConfig;
 import dev.sqloop.fewshot.FewshotWorker;
-import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.gateway.Gateway;
 import dev.sqloop.gateway.GatewayConfig;
 import dev.sqloop.generator.CorrectionPromptBuilder;
 import dev.sqloop.generator.GeneratorWorker;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.ExampleStore;
+import dev.sqloop.store.ExampleStoreConfig;
+import dev.sqloop.store.ExampleStores;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.llm.SimulatedLlm;
@@ -87,7 +88,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
         PrometheusMeterRegistry registry = Metrics.newRegistry();
         Clock clock = Clock.systemUTC();
         Embedder embedder = new Embedder();
-        ExampleStore store = dev.sqloop.fewshot.Main.openStore(FewshotConfig.fromEnv(config));
+        ExampleStore store = ExampleStores.open(ExampleStoreConfig.fromEnv(config));
 
         FewshotWorker fewshot = FewshotWorker.create(config, registry, clock, embedder, store);
         GeneratorWorker generator = GeneratorWorker.create(config, GeneratorWorker.Options.fromEnv(config)

@@ -4,8 +4,9 @@ import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
 import dev.sqloop.common.runtime.StageContext;
-import dev.sqloop.fewshot.store.ExampleStore;
-import dev.sqloop.fewshot.store.StoredExample;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.ExampleStore;
+import dev.sqloop.store.StoredExample;
 import java.time.Clock;
 
 /**

@@ -6,9 +6,10 @@ import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.ServiceHost;
-import dev.sqloop.fewshot.store.ExampleStore;
-import dev.sqloop.fewshot.store.LuceneExampleStore;
-import dev.sqloop.fewshot.store.QdrantExampleStore;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.ExampleStore;
+import dev.sqloop.store.ExampleStoreConfig;
+import dev.sqloop.store.ExampleStores;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -30,8 +31,9 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         EnvConfig env = new EnvConfig(System.getenv());
         FewshotConfig config = FewshotConfig.fromEnv(env);
+        ExampleStoreConfig storeConfig = ExampleStoreConfig.fromEnv(env);
         Embedder embedder = new Embedder();
-        ExampleStore store = openStore(config);
+        ExampleStore store = ExampleStores.open(storeConfig);
         if (args.length >= 2 && args[0].equals("seed")) {
             try (store) {
                 ExampleSeeder.Report r = new ExampleSeeder(embedder, store, Clock.systemUTC())
@@ -49,19 +51,11 @@ public final class Main {
         }
         PrometheusMeterRegistry registry = Metrics.newRegistry();
         FewshotWorker worker = FewshotWorker.create(env, registry, Clock.systemUTC(), embedder, store);
-        log.info("fewshot-service starting: {} {} settings={}", config, worker.kafka(), env.describe());
+        log.info("fewshot-service starting: {} {} {} settings={}", config, storeConfig, worker.kafka(), env.describe());
         KafkaClients.ensureTopics(worker.kafka(), Topics.ALL, SYNC_TIMEOUT);
         // before the workers start: examples seeded while the service was down reach the gateway's listing
         ExampleTopic.SyncReport sync = worker.syncExamples(SYNC_TIMEOUT);
         log.info("examples topic synced with the store: {} stored, {} published, {} removed", sync.stored(), sync.published(), sync.removed());
         ServiceHost.serve("fewshot-service", ServiceHost.FEWSHOT_PORT, worker.runners(), registry, env, store);
-    }
-
-    /** The configured store: Lucene on disk (one process only) or Qdrant (shared by every service). */
-    public static ExampleStore openStore(FewshotConfig config) {
-        return config.store().equals("qdrant")
-                ? QdrantExampleStore.connect(config.qdrantHost(), config.qdrantPort(), config.qdrantApiKey(), config.qdrantTls(),
-                        config.qdrantPrefix(), Embedder.DIMENSION)
-                : LuceneExampleStore.open(config.lucenePath());
     }
 }

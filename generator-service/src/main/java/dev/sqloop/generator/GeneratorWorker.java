@@ -7,10 +7,11 @@ import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.StageRunner;
-import dev.sqloop.fewshot.Embedder;
-import dev.sqloop.fewshot.ErrorFixMemory;
-import dev.sqloop.fewshot.FewshotConfig;
-import dev.sqloop.fewshot.store.ExampleStore;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.ErrorFixMemory;
+import dev.sqloop.store.ExampleStore;
+import dev.sqloop.store.ExampleStoreConfig;
+import dev.sqloop.store.ExampleStores;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -109,17 +110,17 @@ public final class GeneratorWorker implements AutoCloseable {
 
     /** The one rule for similar past fixes (see the class comment). */
     static PastFixes pastFixes(EnvConfig env, Options options, List<AutoCloseable> owned) {
-        FewshotConfig fewshot = FewshotConfig.fromEnv(env);
+        ExampleStoreConfig storeConfig = ExampleStoreConfig.fromEnv(env);
         if (options.sharedStore() != null) {
-            return new MemoryPastFixes(new ErrorFixMemory(options.sharedEmbedder(), options.sharedStore(), fewshot.fixMinScore()));
+            return new MemoryPastFixes(new ErrorFixMemory(options.sharedEmbedder(), options.sharedStore(), storeConfig.fixMinScore()));
         }
-        if (!fewshot.store().equals("qdrant")) {
+        if (!storeConfig.shared()) {
             log.info("repair: no shared example store (SQLOOP_FEWSHOT_STORE=qdrant): correction prompts go without similar past fixes");
             return PastFixes.NONE;
         }
-        ExampleStore store = dev.sqloop.fewshot.Main.openStore(fewshot);
+        ExampleStore store = ExampleStores.open(storeConfig);
         owned.add(store);
-        return new MemoryPastFixes(new ErrorFixMemory(new Embedder(), store, fewshot.fixMinScore()));
+        return new MemoryPastFixes(new ErrorFixMemory(new Embedder(), store, storeConfig.fixMinScore()));
     }
 
     /** Not started: the host ({@code ServiceHost} or the embedded pipeline) starts and closes them. */

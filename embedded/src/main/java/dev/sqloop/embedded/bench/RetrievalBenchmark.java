@@ -1,10 +1,10 @@
 package dev.sqloop.embedded.bench;
 
-import dev.sqloop.fewshot.Embedder;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.fewshot.schema.SchemaSource;
-import dev.sqloop.fewshot.store.LuceneExampleStore;
-import dev.sqloop.fewshot.store.StoredExample;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.LuceneExampleStore;
+import dev.sqloop.store.StoredExample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package dev.sqloop.fewshot;
+package dev.sqloop.store;
 
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;

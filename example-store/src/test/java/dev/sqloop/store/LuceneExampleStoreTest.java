@@ -1,4 +1,4 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

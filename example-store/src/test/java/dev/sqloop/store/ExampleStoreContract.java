@@ -1,4 +1,4 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -97,6 +97,28 @@ abstract class ExampleStoreContract {
         StoredExample seed = all.stream().filter(e -> e.datasource().equals("hr")).findFirst().orElseThrow();
         assertEquals(null, seed.tenant());
         assertEquals(List.of(), seed.tags());
+    }
+
+    @Test
+    void shouldListAndCountEveryExampleOfALargeStore() {
+        // more than one page of whatever paging the store uses to list (Qdrant scrolls 256 at a time)
+        int n = 600;
+        List<StoredExample> examples = new java.util.ArrayList<>();
+        List<float[]> vectors = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            examples.add(example(i % 2 == 0 ? "shop" : "hr", "question number " + i, "SELECT " + i));
+            vectors.add(randomVector(1000 + i));
+        }
+        store.upsertAll(examples, vectors);
+        assertEquals(n, store.count());
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        store.forEachExample(e -> assertTrue(seen.add(e.question()), "listed twice: " + e.question()));
+        assertEquals(n, seen.size());
+        assertEquals("SELECT 599", store.find("hr", "Question number 599").orElseThrow().sql());
+        List<Scored<StoredExample>> hits = store.search("shop", vectors.get(42), 3, -1);
+        assertEquals("question number 42", hits.get(0).value().question(), "a vector finds its own example first");
+        assertEquals(3, hits.size());
+        assertTrue(hits.stream().allMatch(h -> h.value().datasource().equals("shop")));
     }
 
     @Test

@@ -1,6 +1,5 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
-import dev.sqloop.fewshot.Embedder;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -10,8 +9,9 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
- * The same contract on a real Qdrant server in a container. Skipped (not failed) where no Docker daemon answers,
- * as on the build machines without Docker.
+ * The same contract on a real Qdrant server in a container: what {@link QdrantExampleStoreTest} cannot show against
+ * the protocol double (Qdrant's own HNSW search, storage and filter implementation, and that the protocol double
+ * agrees with them). Skipped (not failed) where no Docker daemon answers, as on the build machines without Docker.
  */
 class QdrantExampleStoreIT extends ExampleStoreContract {
     private static GenericContainer<?> qdrant;

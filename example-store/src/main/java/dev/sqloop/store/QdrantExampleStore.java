@@ -1,4 +1,4 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
 import static io.qdrant.client.ConditionFactory.matchKeyword;
 import static io.qdrant.client.PointIdFactory.id;
@@ -7,14 +7,15 @@ import static io.qdrant.client.ValueFactory.value;
 import static io.qdrant.client.VectorsFactory.vectors;
 
 import dev.sqloop.common.runtime.InfrastructureException;
-import dev.sqloop.fewshot.Questions;
 import io.qdrant.client.QdrantClient;
 import io.qdrant.client.QdrantGrpcClient;
 import io.qdrant.client.ValueFactory;
 import io.qdrant.client.WithPayloadSelectorFactory;
+import io.qdrant.client.grpc.Collections.CollectionInfo;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.PayloadSchemaType;
 import io.qdrant.client.grpc.Collections.VectorParams;
+import io.qdrant.client.grpc.Collections.VectorsConfig;
 import io.qdrant.client.grpc.Common.Filter;
 import io.qdrant.client.grpc.Common.PointId;
 import io.qdrant.client.grpc.JsonWithInt.Value;
@@ -46,7 +47,7 @@ import java.util.function.Function;
 /**
  * The production store on Qdrant over gRPC: one collection of examples and one of error→fix pairs (cosine,
  * payload question, sql, datasource, dialect, source, created_at), plus a small collection of wrong-marks.
- * Point ids come from {@link Questions}, so upserts are idempotent. Writes wait for Qdrant to apply them.
+ * Point ids come from {@link StoreIds}, so upserts are idempotent. Writes wait for Qdrant to apply them.
  */
 public final class QdrantExampleStore implements ExampleStore {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -71,13 +72,46 @@ public final class QdrantExampleStore implements ExampleStore {
     public static QdrantExampleStore connect(String host, int port, String apiKey, boolean tls, String prefix, int dimension) {
         QdrantGrpcClient.Builder b = QdrantGrpcClient.newBuilder(host, port, tls).withTimeout(TIMEOUT);
         if (apiKey != null && !apiKey.isBlank()) b = b.withApiKey(apiKey);
-        return new QdrantExampleStore(new QdrantClient(b.build()), prefix, dimension);
+        QdrantClient client = new QdrantClient(b.build());
+        try {
+            return new QdrantExampleStore(client, prefix, dimension);
+        } catch (RuntimeException e) {
+            client.close(); // no caller holds it: its channel and threads would outlive the failed start
+            throw e;
+        }
     }
 
+    /**
+     * Creates the collection unless it exists. Another process may create it between the check and the create (the
+     * fewshot service and the generator's repair worker start together): a failed create is fine when the collection
+     * exists afterwards. The payload index is requested every time; Qdrant treats an existing one as done, and a
+     * process that lost the race after creating the collection but before indexing it would otherwise leave none.
+     */
     private void ensureCollection(String name, int dimension) {
-        if (Boolean.TRUE.equals(await(client.collectionExistsAsync(name)))) return;
-        await(client.createCollectionAsync(name, VectorParams.newBuilder().setDistance(Distance.Cosine).setSize(dimension).build()));
+        if (!Boolean.TRUE.equals(await(client.collectionExistsAsync(name)))) {
+            try {
+                await(client.createCollectionAsync(name, VectorParams.newBuilder().setDistance(Distance.Cosine).setSize(dimension).build()));
+            } catch (QdrantUnavailableException e) {
+                if (!Boolean.TRUE.equals(await(client.collectionExistsAsync(name)))) throw e;
+            }
+        }
         await(client.createPayloadIndexAsync(name, "datasource", PayloadSchemaType.Keyword, null, true, null, null));
+        checkVectors(name, dimension);
+    }
+
+    /**
+     * An existing collection made for another embedding model (or by hand) would reject every upsert and search, and
+     * the runners would retry those as an outage forever: refuse to open instead, naming the collection.
+     */
+    private void checkVectors(String name, int dimension) {
+        CollectionInfo info = await(client.getCollectionInfoAsync(name));
+        VectorsConfig config = info.getConfig().getParams().getVectorsConfig();
+        VectorParams params = config.hasParams() ? config.getParams() : null;
+        if (params == null || params.getSize() != dimension || params.getDistance() != Distance.Cosine) {
+            throw new IllegalStateException("Qdrant collection " + name + " does not hold one unnamed " + dimension
+                    + "-d cosine vector per point (" + (params == null ? "named vectors" : params.getSize() + "-d " + params.getDistance())
+                    + "): drop it or choose another SQLOOP_FEWSHOT_QDRANT_COLLECTION_PREFIX");
+        }
     }
 
     @Override
@@ -96,14 +130,14 @@ public final class QdrantExampleStore implements ExampleStore {
                     "tags", list(e.tags().stream().map(ValueFactory::value).toList())));
             if (e.tenant() != null) payload.put("tenant", value(e.tenant()));
             if (e.notes() != null) payload.put("notes", value(e.notes()));
-            points.add(point(Questions.exampleId(e.datasource(), e.question()), vectors.get(i), payload));
+            points.add(point(StoreIds.exampleId(e.datasource(), e.question()), vectors.get(i), payload));
         }
         upsertPoints(examples, points);
     }
 
     @Override
     public boolean delete(String datasource, String question) {
-        UUID id = Questions.exampleId(datasource, question);
+        UUID id = StoreIds.exampleId(datasource, question);
         boolean existed = !retrieve(examples, id).isEmpty();
         deletePoint(examples, id);
         return existed;
@@ -111,7 +145,7 @@ public final class QdrantExampleStore implements ExampleStore {
 
     @Override
     public Optional<StoredExample> find(String datasource, String question) {
-        return retrieve(examples, Questions.exampleId(datasource, question)).stream().findFirst()
+        return retrieve(examples, StoreIds.exampleId(datasource, question)).stream().findFirst()
                 .map(p -> toExample(p.getPayloadMap()));
     }
 
@@ -140,7 +174,7 @@ public final class QdrantExampleStore implements ExampleStore {
 
     @Override
     public void upsertFix(ErrorFix f, float[] errorVector) {
-        upsertPoints(fixes, List.of(point(Questions.fixId(f.datasource(), f.errorText(), f.fixedSql()), errorVector, Map.of(
+        upsertPoints(fixes, List.of(point(StoreIds.fixId(f.datasource(), f.errorText(), f.fixedSql()), errorVector, Map.of(
                 "datasource", value(f.datasource()), "error", value(f.errorText()), "category", value(f.category()),
                 "failed_sql", value(f.failedSql()), "fixed_sql", value(f.fixedSql()), "dialect", value(f.dialect()),
                 "question", value(f.question()), "created_at", value(f.createdAt().toString())))));
@@ -161,19 +195,19 @@ public final class QdrantExampleStore implements ExampleStore {
     @Override
     public void markWrong(String datasource, String question) {
         // mark first: if the delete then fails, the capture worker already skips the question
-        upsertPoints(wrong, List.of(point(Questions.exampleId(datasource, question), new float[] {1f},
+        upsertPoints(wrong, List.of(point(StoreIds.exampleId(datasource, question), new float[] {1f},
                 Map.of("datasource", value(datasource), "question", value(question)))));
-        deletePoint(examples, Questions.exampleId(datasource, question));
+        deletePoint(examples, StoreIds.exampleId(datasource, question));
     }
 
     @Override
     public void clearWrong(String datasource, String question) {
-        deletePoint(wrong, Questions.exampleId(datasource, question));
+        deletePoint(wrong, StoreIds.exampleId(datasource, question));
     }
 
     @Override
     public boolean isMarkedWrong(String datasource, String question) {
-        return !retrieve(wrong, Questions.exampleId(datasource, question)).isEmpty();
+        return !retrieve(wrong, StoreIds.exampleId(datasource, question)).isEmpty();
     }
 
     @Override

@@ -1,6 +1,5 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
-import dev.sqloop.fewshot.Questions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -80,7 +79,7 @@ public final class LuceneExampleStore implements ExampleStore {
         write(() -> {
             for (int i = 0; i < examples.size(); i++) {
                 StoredExample e = examples.get(i);
-                String id = Questions.exampleId(e.datasource(), e.question()).toString();
+                String id = StoreIds.exampleId(e.datasource(), e.question()).toString();
                 Document d = base(id, KIND_EXAMPLE, e.datasource());
                 d.add(new KnnFloatVectorField(VECTOR, vectors.get(i), VectorSimilarityFunction.COSINE));
                 d.add(new StoredField("question", e.question()));
@@ -98,7 +97,7 @@ public final class LuceneExampleStore implements ExampleStore {
 
     @Override
     public boolean delete(String datasource, String question) {
-        String id = Questions.exampleId(datasource, question).toString();
+        String id = StoreIds.exampleId(datasource, question).toString();
         boolean existed = countOf(new TermQuery(new Term(ID, id))) > 0;
         write(() -> writer.deleteDocuments(new Term(ID, id)));
         return existed;
@@ -106,7 +105,7 @@ public final class LuceneExampleStore implements ExampleStore {
 
     @Override
     public Optional<StoredExample> find(String datasource, String question) {
-        String id = Questions.exampleId(datasource, question).toString();
+        String id = StoreIds.exampleId(datasource, question).toString();
         return withSearcher(s -> {
             TopDocs td = s.search(new TermQuery(new Term(ID, id)), 1);
             return td.scoreDocs.length == 0 ? Optional.<StoredExample>empty()
@@ -143,7 +142,7 @@ public final class LuceneExampleStore implements ExampleStore {
 
     @Override
     public void upsertFix(ErrorFix f, float[] errorVector) {
-        String id = Questions.fixId(f.datasource(), f.errorText(), f.fixedSql()).toString();
+        String id = StoreIds.fixId(f.datasource(), f.errorText(), f.fixedSql()).toString();
         Document d = base(id, KIND_FIX, f.datasource());
         d.add(new KnnFloatVectorField(VECTOR, errorVector, VectorSimilarityFunction.COSINE));
         d.add(new StoredField("error", f.errorText()));
@@ -170,23 +169,23 @@ public final class LuceneExampleStore implements ExampleStore {
 
     @Override
     public void markWrong(String datasource, String question) {
-        String id = "wrong:" + Questions.exampleId(datasource, question);
+        String id = "wrong:" + StoreIds.exampleId(datasource, question);
         Document d = base(id, KIND_WRONG, datasource);
         d.add(new StoredField("question", question));
         write(() -> {
-            writer.deleteDocuments(new Term(ID, Questions.exampleId(datasource, question).toString()));
+            writer.deleteDocuments(new Term(ID, StoreIds.exampleId(datasource, question).toString()));
             writer.updateDocument(new Term(ID, id), d);
         });
     }
 
     @Override
     public void clearWrong(String datasource, String question) {
-        write(() -> writer.deleteDocuments(new Term(ID, "wrong:" + Questions.exampleId(datasource, question))));
+        write(() -> writer.deleteDocuments(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question))));
     }
 
     @Override
     public boolean isMarkedWrong(String datasource, String question) {
-        return countOf(new TermQuery(new Term(ID, "wrong:" + Questions.exampleId(datasource, question)))) > 0;
+        return countOf(new TermQuery(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question)))) > 0;
     }
 
     /** Merges the index into one segment: one HNSW graph searches faster than many (benchmarks, after seeding). */

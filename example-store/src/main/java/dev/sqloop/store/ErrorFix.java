@@ -1,4 +1,4 @@
-package dev.sqloop.fewshot.store;
+package dev.sqloop.store;
 
 import java.time.Instant;
 import java.util.Objects;

@@ -1,8 +1,5 @@
-package dev.sqloop.fewshot;
+package dev.sqloop.store;
 
-import dev.sqloop.fewshot.store.ErrorFix;
-import dev.sqloop.fewshot.store.ExampleStore;
-import dev.sqloop.fewshot.store.Scored;
 import java.util.List;
 
 /**
