@@ -14,21 +14,14 @@ import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
-import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.StageRunner;
-import dev.sqloop.fewshot.CaptureStage;
-import dev.sqloop.fewshot.ConstraintExtractor;
-import dev.sqloop.store.Embedder;
-import dev.sqloop.fewshot.ExampleCommandStage;
 import dev.sqloop.fewshot.ExampleSeeder;
 import dev.sqloop.fewshot.ExampleTopic;
-import dev.sqloop.fewshot.FeedbackStage;
-import dev.sqloop.fewshot.FewshotConfig;
-import dev.sqloop.fewshot.RetrieveExamplesStage;
-import dev.sqloop.fewshot.schema.SchemaLinker;
-import dev.sqloop.store.LuceneExampleStore;
+import dev.sqloop.fewshot.FewshotWorker;
 import dev.sqloop.gateway.Gateway;
 import dev.sqloop.gateway.GatewayConfig;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -102,15 +95,11 @@ class ExamplesApiIT {
         assertEquals(3, ExampleTopic.sync(store, kafka, Duration.ofSeconds(60)).published());
         assertEquals(0, ExampleTopic.sync(store, kafka, Duration.ofSeconds(60)).published(), "a second sync finds nothing to publish");
 
-        FewshotConfig config = FewshotConfig.defaults();
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        SchemaLinker noSchema = new SchemaLinker(datasource -> List.of(), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
-        runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, noSchema, new ConstraintExtractor(), config, registry),
-                Topics.RETRIEVE_EXAMPLES, kafka, settings("retrieve"), registry).start());
-        runners.add(KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()), Topics.SUCCESS, kafka, settings("capture"), registry).start());
-        runners.add(KafkaClients.runner(new FeedbackStage(embedder, store, config, Clock.systemUTC()), Topics.FEEDBACK, kafka, settings("feedback"), registry).start());
-        runners.add(KafkaClients.runner(new ExampleCommandStage(embedder, store, config, Clock.systemUTC()), Topics.EXAMPLE_COMMANDS, kafka,
-                settings("example-commands"), registry).start());
+        // the fewshot service's own wiring over this store (no datasource configured: schema linking yields nothing)
+        FewshotWorker worker = FewshotWorker.create(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers(),
+                "SQLOOP_GROUP_PREFIX", "examples-it", "SQLOOP_SHUTDOWN_TIMEOUT", "10s")), new SimpleMeterRegistry(), Clock.systemUTC(),
+                embedder, store);
+        worker.runners().forEach(r -> runners.add(r.start()));
         gateway = startGateway(Files.createTempDirectory("examples-gw-a-"));
     }
 
@@ -120,10 +109,6 @@ class ExamplesApiIT {
         runners.forEach(StageRunner::close);
         if (store != null) store.close();
         if (broker != null) broker.close();
-    }
-
-    private static RunnerSettings settings(String group) {
-        return RunnerSettings.defaults("examples-it-" + group).withShutdownTimeout(Duration.ofSeconds(10));
     }
 
     private static Gateway startGateway(Path state) throws Exception {
