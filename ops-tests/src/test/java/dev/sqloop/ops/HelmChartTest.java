@@ -137,6 +137,10 @@ class HelmChartTest {
         // the error-pattern override lands on repair's classpath overlay
         assertTrue(mounts(container(full.get("Deployment", "test-sqloop-repair"))).containsKey("/app/config/dev/sqloop/generator/error-patterns.yaml"));
         assertEquals("dialects: {}\n", full.get("ConfigMap", "test-sqloop-error-patterns").at("/data/error-patterns.yaml").asText());
+        // also without any datasource (the ConfigMaps' data must stay valid YAML)
+        Rendered bare = Rendered.of(Map.of("errorPatterns", "dialects: {}"));
+        assertEquals("dialects: {}\n", bare.get("ConfigMap", "test-sqloop-error-patterns").at("/data/error-patterns.yaml").asText());
+        assertEquals(0, bare.get("ConfigMap", "test-sqloop-datasources-full").path("data").size());
     }
 
     @Test
