@@ -22,8 +22,13 @@ final class Promtool {
             if (Files.isExecutable(Path.of(p))) return binary = Path.of(p);
         }
         if (!"root".equals(System.getProperty("user.name"))) throw new IOException("no promtool and not root to install Debian's prometheus package");
-        exec(List.of("apt-get", "update"), 300);
-        Result r = exec(List.of("apt-get", "install", "-y", "--no-install-recommends", "prometheus"), 600);
+        Result r = null;
+        // another test JVM may hold dpkg's lock (testkit installs PostgreSQL the same way): try a few times
+        for (int attempt = 0; attempt < 5 && (r == null || r.exit() != 0); attempt++) {
+            if (attempt > 0) Thread.sleep(15_000);
+            exec(List.of("apt-get", "update"), 300);
+            r = exec(List.of("apt-get", "install", "-y", "--no-install-recommends", "prometheus"), 600);
+        }
         if (r.exit() != 0 || !Files.isExecutable(Path.of("/usr/bin/promtool"))) throw new IOException("installing prometheus failed:\n" + r.output());
         return binary = Path.of("/usr/bin/promtool");
     }
