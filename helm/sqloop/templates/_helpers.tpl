@@ -37,9 +37,11 @@ app.kubernetes.io/component: {{ .component }}
 What each stage is: the service `sqloop run` starts, the topic it consumes, its consumer group's suffix
 (SQLOOP_GROUP_PREFIX + "-" + stage name, see RunnerConfig), and what configuration it needs.
 datasources: "full" (connections: fewshot, validator, executor) or "dialects" (generator, repair).
+more: further topics the service consumes that KEDA also watches (fewshot's auto-capture of successes).
 */}}
 {{- define "sqloop.stageSpecs" -}}
-fewshot:   {run: fewshot,   topic: retrieve-examples, group: retrieve-examples, datasources: full,     llm: false, store: true}
+fewshot:   {run: fewshot,   topic: retrieve-examples, group: retrieve-examples, datasources: full,     llm: false, store: true,
+            more: [{topic: success, group: capture}]}
 generator: {run: generator, topic: generate,          group: generate,          datasources: dialects, llm: true,  store: false, workers: generate}
 repair:    {run: repair,    topic: repair-feedback,   group: repair,            datasources: dialects, llm: true,  store: true,  workers: repair}
 validator: {run: validator, topic: static-validate,   group: static-validate,   datasources: full,     llm: false, store: false}
