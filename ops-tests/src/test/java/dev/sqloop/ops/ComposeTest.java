@@ -69,6 +69,7 @@ class ComposeTest {
             boolean connects = List.of("fewshot", "validator", "executor").contains(s);
             assertEquals(connects, env.containsKey("SQLOOP_DATASOURCE_WAREHOUSE_URL"), s + " datasource connection");
             assertEquals(connects, env.containsKey("SQLOOP_DATASOURCE_WAREHOUSE_PASSWORD_FILE"), s + " credentials");
+            assertEquals(connects ? List.of("warehouse_password") : null, svc.get("secrets"), s + " secrets mounted");
             for (var kv : env.entrySet()) {
                 if (HelmChartTest.SECRETISH.matcher(kv.getKey()).find() && !kv.getKey().endsWith("_FILE")) {
                     assertTrue(kv.getValue().startsWith("${"), s + ": " + kv.getKey() + " must come from the environment, not the file");
