@@ -1,5 +1,6 @@
 package dev.sqloop.cli;
 
+import dev.sqloop.common.Topic;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
@@ -143,7 +144,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return new EmbeddedPipeline(broker, llm, runners, gateway, store, embedder, executor, registry, Map.copyOf(env));
     }
 
-    private static <I> StageRunner<I> runner(Stage<I> stage, String topic, KafkaSettings kafka, EnvConfig env,
+    private static <I> StageRunner<I> runner(Stage<I> stage, Topic<I> topic, KafkaSettings kafka, EnvConfig env,
                                              PrometheusMeterRegistry registry) {
         return KafkaClients.runner(stage, topic, kafka, RunnerConfig.fromEnv(env, stage.name()), registry);
     }

@@ -10,7 +10,6 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -46,7 +45,7 @@ public final class ExecuteStage implements Stage<QuestionTask> {
     }
 
     @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         Optional<DatasourceConfig> ds = datasources.find(task.datasource());
         if (ds.isEmpty()) {
             return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,

@@ -16,7 +16,6 @@ import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.Test;
 class ExecuteStageTest {
     private static final Instant NOW = Instant.parse("2026-11-22T10:00:00Z");
     private static final Datasources DATASOURCES = Datasources.of(DatasourceConfig.of("demo", Dialect.DUCKDB, "jdbc:duckdb:/x", null, null));
-    private static final StageContext CONTEXT = new StageContext(Map.of(), NOW, 0);
 
     private static QuestionTask task(String datasource, String sql) {
         return QuestionTask.create("q1", "t", datasource, "how many?", 3, NOW).withSql(sql, TokenUsage.ZERO);
@@ -40,7 +38,7 @@ class ExecuteStageTest {
     @Test
     void shouldForwardToSuccessAndWriteTheFinalResult() {
         Execution e = new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(List.of(3L)), 2);
-        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"));
         assertEquals("forward", out.kind());
         assertEquals(Topics.SUCCESS, out.emissions().get(0).topic());
         assertEquals(e, ((QuestionTask) out.emissions().get(0).message()).execution());
@@ -55,7 +53,7 @@ class ExecuteStageTest {
     @Test
     void shouldRouteAnEngineErrorToRepairWithItsCandidates() {
         EngineError err = EngineError.sql(ErrorCategory.COLUMN_NOT_FOUND, "Binder Error: …", "foo", List.of("food"));
-        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Failed(err)).process(task("DEMO", "SELECT foo"), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Failed(err)).process(task("DEMO", "SELECT foo"));
         assertEquals("repair", out.kind());
         assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().get(0).topic());
         QuestionTask t = (QuestionTask) out.emissions().get(0).message();
@@ -69,7 +67,7 @@ class ExecuteStageTest {
     @Test
     void shouldEndAQuestionOnAnUnknownDatasource() {
         Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError("must not run"); })
-                .process(task("nope", "SELECT 1"), CONTEXT);
+                .process(task("nope", "SELECT 1"));
         QuestionResult r = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
         assertEquals(Outcomes.UNKNOWN_DATASOURCE, r.reason());
         assertEquals(Topics.RESULTS, out.emissions().get(0).topic());
@@ -78,7 +76,7 @@ class ExecuteStageTest {
     @Test
     void shouldLetTheRunnerRetryAnUnreachableWarehouse() {
         ExecuteStage s = stage((ds, sql) -> { throw new InfrastructureException("down", null); });
-        assertThrows(InfrastructureException.class, () -> s.process(task("demo", "SELECT 1"), CONTEXT));
+        assertThrows(InfrastructureException.class, () -> s.process(task("demo", "SELECT 1")));
     }
 
     @Test
@@ -93,7 +91,7 @@ class ExecuteStageTest {
 
     @Test
     void shouldAskForSqlWhenThereIsNone() {
-        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError(); }).process(task("demo", " "), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError(); }).process(task("demo", " "));
         assertEquals("repair", out.kind());
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, ((QuestionTask) out.emissions().get(0).message()).issues().get(0).category());
     }

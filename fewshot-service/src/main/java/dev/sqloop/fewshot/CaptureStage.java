@@ -4,7 +4,6 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.fewshot.store.ErrorFix;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
@@ -48,7 +47,7 @@ public final class CaptureStage implements Stage<QuestionTask> {
     }
 
     @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         if (task.sql() == null || task.sql().isBlank()) return Outcome.drop("no sql");
         if (config.captureRequireRows() && (task.execution() == null || task.execution().rowCount() <= 0)) {
             return Outcome.drop("no rows returned");

@@ -3,7 +3,6 @@ package dev.sqloop.fewshot;
 import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
 import java.time.Clock;
@@ -40,7 +39,7 @@ public final class ExampleCommandStage implements Stage<ExampleCommand> {
     }
 
     @Override
-    public Outcome process(ExampleCommand c, StageContext context) {
+    public Outcome process(ExampleCommand c) {
         String id = Questions.exampleId(c.datasource(), c.question()).toString();
         // the gateway named the example by the same derivation; a mismatch means the two disagree on normalization
         if (!id.equals(c.exampleId())) return Outcome.drop("example id " + c.exampleId() + " does not match its question (" + id + ")");

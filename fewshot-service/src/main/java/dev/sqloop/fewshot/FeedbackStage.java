@@ -3,7 +3,6 @@ package dev.sqloop.fewshot;
 import dev.sqloop.common.message.FeedbackCommand;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
 import java.time.Clock;
@@ -41,7 +40,7 @@ public final class FeedbackStage implements Stage<FeedbackCommand> {
     }
 
     @Override
-    public Outcome process(FeedbackCommand c, StageContext context) {
+    public Outcome process(FeedbackCommand c) {
         if (blank(c.datasource()) || blank(c.question())) return Outcome.drop(c.action() + " needs datasource and question");
         return switch (c.action().toLowerCase(Locale.ROOT)) {
             case "save" -> {

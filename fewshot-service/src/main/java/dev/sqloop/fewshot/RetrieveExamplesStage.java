@@ -7,7 +7,6 @@ import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.Scored;
@@ -60,7 +59,7 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
     }
 
     @Override
-    public Outcome process(QuestionTask task, StageContext context) throws Exception {
+    public Outcome process(QuestionTask task) throws Exception {
         long start = System.nanoTime();
         float[] vector = embedder.embed(task.question());
         // twice k: near-duplicates are dropped after the search
@@ -75,7 +74,7 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
         long millis = (System.nanoTime() - start) / 1_000_000;
         if (shortcut.isPresent()) {
             QuestionTask answered = enriched.withSql(shortcut.get(), null).withTiming(NAME, millis);
-            return new Outcome.Send("shortcut", List.of(new Outcome.Emission(Topics.STATIC_VALIDATE, answered)));
+            return Outcome.send("shortcut", Topics.STATIC_VALIDATE, answered);
         }
         return Outcome.forward(Topics.GENERATE, enriched.withTiming(NAME, millis));
     }

@@ -8,7 +8,6 @@ import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.Example;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.fewshot.store.LuceneExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
@@ -57,7 +56,7 @@ class RetrieveExamplesStageTest {
     private Outcome.Send run(FewshotConfig config, String question) throws Exception {
         RetrieveExamplesStage stage = new RetrieveExamplesStage(embedder, store, unreachable, new ConstraintExtractor(), config, registry);
         QuestionTask task = QuestionTask.create("q1", "t", "shop", question, 3, Instant.now());
-        return (Outcome.Send) stage.process(task, new StageContext(Map.of(), Instant.now(), 0));
+        return (Outcome.Send) stage.process(task);
     }
 
     @Test

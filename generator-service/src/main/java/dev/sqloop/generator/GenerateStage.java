@@ -11,7 +11,6 @@ import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
@@ -62,7 +61,7 @@ public final class GenerateStage implements Stage<QuestionTask> {
     }
 
     @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         Optional<Dialect> dialect = dialects.dialectOf(task.datasource());
         if (dialect.isEmpty()) {
             return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,

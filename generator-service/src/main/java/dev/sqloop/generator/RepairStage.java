@@ -9,7 +9,6 @@ import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.common.sql.SqlDiff;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,7 +51,7 @@ public final class RepairStage implements Stage<QuestionTask> {
     }
 
     @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         Instant start = clock.instant();
         RepairDecision decision = RepairDecision.decide(task, dialects);
         Counter.builder(Metrics.REPAIRS).description("Repair decisions by error category and outcome")

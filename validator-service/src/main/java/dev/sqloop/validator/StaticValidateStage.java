@@ -10,7 +10,6 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.validator.check.SchemaCheck;
 import java.time.Clock;
 import java.time.Instant;
@@ -46,7 +45,7 @@ public final class StaticValidateStage implements Stage<QuestionTask> {
     }
 
     @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         Instant started = clock.instant();
         Optional<ValidationTarget> target = datasources.find(task.datasource());
         if (target.isEmpty()) {
@@ -72,7 +71,7 @@ public final class StaticValidateStage implements Stage<QuestionTask> {
         return Outcome.repair(timed.withIssues(issues)).and(Topics.EVENTS, event(task, issues, "repair", reason, started));
     }
 
-    private Message event(QuestionTask task, List<Issue> issues, String decision, String reason, Instant started) {
+    private AttemptEvent event(QuestionTask task, List<Issue> issues, String decision, String reason, Instant started) {
         Instant now = clock.instant();
         return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, "validation", task.sql(), issues, decision,
                 reason, null, Math.max(0, now.toEpochMilli() - started.toEpochMilli()), now);

@@ -15,13 +15,18 @@ import java.time.Instant;
  * an ordinary {@link Outcome}.
  */
 public interface Stage<I> {
+    // Implementations usually extend AbstractStage, which holds the name and the input type.
 
     /** Short stable name, used in metrics tags, logs and dead-letter headers. */
     String name();
 
     Class<I> inputType();
 
-    Outcome process(I input, StageContext context) throws Exception;
+    /**
+     * Everything a stage needs travels in the message itself (attempt, datasource, dialect, deadline); the
+     * {@code sqloop-*} headers mirror it for operators and the DLQ, and no stage reads them.
+     */
+    Outcome process(I input) throws Exception;
 
     /**
      * What ends a record whose processing failed for good (infrastructure budget exhausted, or a defect).
