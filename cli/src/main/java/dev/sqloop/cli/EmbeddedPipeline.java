@@ -8,6 +8,7 @@ import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.Stage;
 import dev.sqloop.common.runtime.StageRunner;
@@ -125,14 +126,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
         ReadOnlyExecutor executor = new ReadOnlyExecutor();
 
         List<StageRunner<?>> runners = new ArrayList<>();
-        runners.add(runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), fewshot, registry),
+        runners.add(runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), fewshot, new MicrometerStageMetrics(registry)),
                 Topics.RETRIEVE_EXAMPLES, kafka, config, registry));
         runners.add(runner(new GenerateStage(LangChainLlmClient.fromConfig(generator), dialects, new PromptBuilder(generator.jsonMode()),
-                ProjectionContract.of(generator.projectionContract()), registry, clock), Topics.GENERATE, kafka, config, registry));
+                ProjectionContract.of(generator.projectionContract()), new MicrometerStageMetrics(registry), clock), Topics.GENERATE, kafka, config, registry));
         runners.add(runner(new StaticValidateStage(ConfiguredDatasourceCatalogs.fromDatasources(datasources, CatalogLoadOptions.fromEnv(config, "SQLOOP_VALIDATOR_"),
                 Duration.ofMinutes(10), clock), clock), Topics.STATIC_VALIDATE, kafka, config, registry));
         runners.add(runner(new ExecuteStage(datasources, executor, clock), Topics.EXECUTE, kafka, config, registry));
-        runners.add(runner(new RepairStage(dialects, prompts, registry, clock), Topics.REPAIR_FEEDBACK, kafka, config, registry));
+        runners.add(runner(new RepairStage(dialects, prompts, new MicrometerStageMetrics(registry), clock), Topics.REPAIR_FEEDBACK, kafka, config, registry));
         runners.add(runner(new CaptureStage(embedder, store, fewshot, clock), Topics.SUCCESS, kafka, config, registry));
         runners.add(runner(new FeedbackStage(embedder, store, fewshot, clock), Topics.FEEDBACK, kafka, config, registry));
         runners.add(runner(new ExampleCommandStage(embedder, store, fewshot, clock), Topics.EXAMPLE_COMMANDS, kafka, config, registry));

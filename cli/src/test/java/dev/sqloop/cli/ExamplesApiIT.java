@@ -12,6 +12,7 @@ import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.StageRunner;
@@ -104,7 +105,7 @@ class ExamplesApiIT {
         FewshotConfig config = FewshotConfig.defaults();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         SchemaLinker noSchema = new SchemaLinker(datasource -> List.of(), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
-        runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, noSchema, new ConstraintExtractor(), config, registry),
+        runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, noSchema, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
                 Topics.RETRIEVE_EXAMPLES, kafka, settings("retrieve"), registry).start());
         runners.add(KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()), Topics.SUCCESS, kafka, settings("capture"), registry).start());
         runners.add(KafkaClients.runner(new FeedbackStage(embedder, store, config, Clock.systemUTC()), Topics.FEEDBACK, kafka, settings("feedback"), registry).start());

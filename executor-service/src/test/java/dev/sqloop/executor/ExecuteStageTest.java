@@ -3,6 +3,7 @@ package dev.sqloop.executor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.Topics;
@@ -40,9 +41,9 @@ class ExecuteStageTest {
         Execution e = new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(List.of(3L)), 2);
         Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"));
         assertEquals("forward", out.kind());
-        assertEquals(Topics.SUCCESS, out.emissions().get(0).topic());
+        assertEquals(Topics.SUCCESS.name(), out.emissions().get(0).topic());
         assertEquals(e, ((QuestionTask) out.emissions().get(0).message()).execution());
-        assertEquals(Topics.RESULTS, out.emissions().get(1).topic());
+        assertEquals(Topics.RESULTS.name(), out.emissions().get(1).topic());
         dev.sqloop.common.message.QuestionResult result = (dev.sqloop.common.message.QuestionResult) out.emissions().get(1).message();
         assertEquals(dev.sqloop.common.message.QuestionResult.SUCCEEDED, result.status());
         assertEquals("first_attempt_success", result.reason());
@@ -55,7 +56,7 @@ class ExecuteStageTest {
         EngineError err = EngineError.sql(ErrorCategory.COLUMN_NOT_FOUND, "Binder Error: …", "foo", List.of("food"));
         Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Failed(err)).process(task("DEMO", "SELECT foo"));
         assertEquals("repair", out.kind());
-        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().get(0).topic());
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), out.emissions().get(0).topic());
         QuestionTask t = (QuestionTask) out.emissions().get(0).message();
         assertEquals(1, t.issues().size());
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, t.issues().get(0).category());
@@ -70,7 +71,20 @@ class ExecuteStageTest {
                 .process(task("nope", "SELECT 1"));
         QuestionResult r = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
         assertEquals(Outcomes.UNKNOWN_DATASOURCE, r.reason());
-        assertEquals(Topics.RESULTS, out.emissions().get(0).topic());
+        assertEquals(Topics.RESULTS.name(), out.emissions().get(0).topic());
+    }
+
+    @Test
+    void shouldRefuseAQuestionResolvedForAnotherEngineThanTheConnection() {
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError("must not run"); })
+                .process(task("demo", "SELECT 1").withDialect(Dialect.TRINO));
+        QuestionResult r = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
+        assertEquals(Outcomes.UNKNOWN_DATASOURCE, r.reason());
+        assertTrue(r.errorMessage().contains("duckdb here but the question was submitted for trino"), r.errorMessage());
+        Outcome.Send same = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(
+                new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.of(1)), 1)))
+                .process(task("demo", "SELECT 1").withDialect(Dialect.DUCKDB));
+        assertEquals("forward", same.kind());
     }
 
     @Test

@@ -1,8 +1,8 @@
 package dev.sqloop.fewshot;
 
 import dev.sqloop.common.message.ExampleCommand;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
 import java.time.Clock;
@@ -13,7 +13,7 @@ import java.time.Clock;
  * it. Each change is published on {@code examples}, where the gateway lists it. The gateway validated the command
  * and checked who may change the example; this stage only refuses what it cannot apply.
  */
-public final class ExampleCommandStage implements Stage<ExampleCommand> {
+public final class ExampleCommandStage extends AbstractStage<ExampleCommand> {
     public static final String NAME = "example-commands";
 
     private final Embedder embedder;
@@ -22,20 +22,11 @@ public final class ExampleCommandStage implements Stage<ExampleCommand> {
     private final Clock clock;
 
     public ExampleCommandStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+        super(NAME, ExampleCommand.class);
         this.embedder = embedder;
         this.store = store;
         this.config = config;
         this.clock = clock;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<ExampleCommand> inputType() {
-        return ExampleCommand.class;
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.sqloop.fewshot;
 
 import dev.sqloop.common.message.FeedbackCommand;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.StoredExample;
 import java.time.Clock;
@@ -14,7 +14,7 @@ import java.util.Locale;
  * {@code unsave} deletes it, {@code mark-wrong} deletes it and keeps auto-capture away from the question for good.
  * Each change is published on {@code examples} (a tombstone for a deletion).
  */
-public final class FeedbackStage implements Stage<FeedbackCommand> {
+public final class FeedbackStage extends AbstractStage<FeedbackCommand> {
     public static final String NAME = "feedback";
 
     private final Embedder embedder;
@@ -23,20 +23,11 @@ public final class FeedbackStage implements Stage<FeedbackCommand> {
     private final Clock clock;
 
     public FeedbackStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+        super(NAME, FeedbackCommand.class);
         this.embedder = embedder;
         this.store = store;
         this.config = config;
         this.clock = clock;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<FeedbackCommand> inputType() {
-        return FeedbackCommand.class;
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
@@ -69,7 +70,7 @@ public final class Main {
                 ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds), config.schemaName()),
                 embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
         List<StageRunner<?>> runners = List.of(
-                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, registry),
+                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
                         Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry),
                 KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()),
                         Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),

@@ -5,13 +5,15 @@ import dev.sqloop.common.message.Example;
 import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageMetrics;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.fewshot.store.ExampleStore;
 import dev.sqloop.fewshot.store.Scored;
 import dev.sqloop.fewshot.store.StoredExample;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,10 +26,10 @@ import org.slf4j.LoggerFactory;
  * A question already answered (same question after normalization, or similar enough when configured) skips the
  * LLM: its stored SQL goes to {@code static-validate} as attempt 1, and validation and execution still run.
  */
-public final class RetrieveExamplesStage implements Stage<QuestionTask> {
+public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "retrieve-examples";
     /** Counter, tags datasource, kind = exact | similar: questions answered from memory without an LLM call. */
-    public static final String SHORTCUTS = "sqloop.fewshot.shortcuts";
+    public static final String SHORTCUTS = Metrics.FEWSHOT_SHORTCUTS;
 
     private static final Logger log = LoggerFactory.getLogger(RetrieveExamplesStage.class);
 
@@ -36,26 +38,17 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
     private final SchemaLinker linker;
     private final ConstraintExtractor constraints;
     private final FewshotConfig config;
-    private final MeterRegistry registry;
+    private final StageMetrics metrics;
 
     public RetrieveExamplesStage(Embedder embedder, ExampleStore store, SchemaLinker linker, ConstraintExtractor constraints,
-                                 FewshotConfig config, MeterRegistry registry) {
+                                 FewshotConfig config, StageMetrics metrics) {
+        super(NAME, QuestionTask.class);
         this.embedder = embedder;
         this.store = store;
         this.linker = linker;
         this.constraints = constraints;
         this.config = config;
-        this.registry = registry;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
+        this.metrics = metrics;
     }
 
     @Override
@@ -94,12 +87,12 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
         if (config.shortcutExact()) {
             Optional<StoredExample> same = store.find(task.datasource(), task.question());
             if (same.isPresent()) {
-                registry.counter(SHORTCUTS, "datasource", task.datasource(), "kind", "exact").increment();
+                metrics.shortcut(task.datasource(), "exact");
                 return Optional.of(same.get().sql());
             }
         }
         if (!hits.isEmpty() && hits.getFirst().score() >= config.shortcutSimilarity()) {
-            registry.counter(SHORTCUTS, "datasource", task.datasource(), "kind", "similar").increment();
+            metrics.shortcut(task.datasource(), "similar");
             return Optional.of(hits.getFirst().value().sql());
         }
         return Optional.empty();

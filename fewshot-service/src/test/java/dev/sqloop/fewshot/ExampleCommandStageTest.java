@@ -37,7 +37,7 @@ class ExampleCommandStageTest {
             store.markWrong("shop", "How many orders?");
 
             Outcome.Send up = assertInstanceOf(Outcome.Send.class, stage.process(command("upsert", "How many orders?", "SELECT count(*) FROM orders")));
-            assertEquals(Topics.EXAMPLES, up.emissions().getFirst().topic());
+            assertEquals(Topics.EXAMPLES.name(), up.emissions().getFirst().topic());
             ExampleRecord published = assertInstanceOf(ExampleRecord.class, up.emissions().getFirst().message());
             assertEquals(Questions.exampleId("shop", "how many orders").toString(), published.id());
             assertEquals(List.of("manual", "acme", "postgres", "note", List.of("kpi")),

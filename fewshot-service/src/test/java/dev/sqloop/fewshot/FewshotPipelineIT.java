@@ -15,6 +15,7 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.StageRunner;
@@ -73,7 +74,7 @@ class FewshotPipelineIT {
         Path warehouse = TestWarehouse.create(dir);
         FewshotConfig config = FewshotConfig.defaults();
         SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
-        runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, registry),
+        runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
                 Topics.RETRIEVE_EXAMPLES, kafka, settings("retrieve"), registry).start());
         runners.add(KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()),
                 Topics.SUCCESS, kafka, settings("capture"), registry).start());

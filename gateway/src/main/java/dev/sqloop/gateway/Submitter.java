@@ -51,7 +51,9 @@ final class Submitter {
 
     QuestionTask task(String questionId, String tenant, String batchId, QuestionRequest r) {
         Instant now = clock.instant();
+        // the dialect is resolved here, once: every stage reads it from the task (QuestionRequest refused unknown datasources)
         return QuestionTask.create(questionId, tenant, r.datasource(), r.question(), r.maxAttempts(), now)
+                .withDialect(config.datasources().get(r.datasource()))
                 .withBatch(batchId, now.plus(config.questionTimeout()), r.metadata());
     }
 

@@ -5,6 +5,7 @@ import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.ServiceHost;
 import dev.sqloop.fewshot.Embedder;
@@ -42,14 +43,14 @@ public final class Main {
         List<StageRunner<?>> runners = new ArrayList<>();
         if (workers.contains(GenerateStage.NAME)) {
             GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), dialects,
-                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), registry,
+                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), new MicrometerStageMetrics(registry),
                     Clock.systemUTC());
             runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
         }
         if (workers.contains(RepairStage.NAME)) {
             CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env),
                     CorrectionPromptBuilder.Evidence.INCLUDED);
-            RepairStage repair = new RepairStage(dialects, prompts, registry, Clock.systemUTC());
+            RepairStage repair = new RepairStage(dialects, prompts, new MicrometerStageMetrics(registry), Clock.systemUTC());
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         if (runners.isEmpty()) throw new IllegalArgumentException("SQLOOP_GENERATOR_WORKERS names no worker (generate, repair)");

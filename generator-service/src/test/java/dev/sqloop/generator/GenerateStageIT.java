@@ -11,6 +11,7 @@ import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.testkit.llm.Fault;
@@ -51,7 +52,7 @@ class GenerateStageIT {
                 "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_WAREHOUSE_DIALECT", "trino"));
         GeneratorConfig config = GeneratorConfig.fromEnv(new EnvConfig(env));
         return new GenerateStage(LangChainLlmClient.fromConfig(config), config.dialectLookup(), new PromptBuilder(json),
-                new SimpleMeterRegistry(), Clock.systemUTC());
+                new MicrometerStageMetrics(new SimpleMeterRegistry()), Clock.systemUTC());
     }
 
     private GenerateStage openAi(boolean json) {

@@ -14,6 +14,7 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -36,7 +37,7 @@ class GenerateStageTest {
             prompts.add(p);
             return llm.apply(p);
         };
-        return new GenerateStage(client, Tasks.DIALECTS, new PromptBuilder(true), registry,
+        return new GenerateStage(client, Tasks.DIALECTS, new PromptBuilder(true), new MicrometerStageMetrics(registry),
                 Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC));
     }
 
@@ -45,6 +46,15 @@ class GenerateStageTest {
         assertEquals(1, send.emissions().size());
         assertEquals(topic, send.emissions().getFirst().topic());
         return (QuestionTask) send.emissions().getFirst().message();
+    }
+
+    @Test
+    void shouldWriteTheDialectTheTaskCarriesRatherThanLookItUp() {
+        // "elsewhere" is unknown to this generator's settings: the gateway resolved its dialect at submission
+        QuestionTask task = Tasks.fresh("elsewhere").withDialect(dev.sqloop.common.Dialect.HIVE);
+        QuestionTask t = only(stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(task), Topics.STATIC_VALIDATE.name());
+        assertEquals("SELECT 1", t.sql());
+        assertTrue(prompts.getFirst().system().startsWith("Write HiveQL"), prompts.getFirst().system());
     }
 
     @Test
@@ -126,10 +136,10 @@ class GenerateStageTest {
         LlmClient llm = p -> new LlmClient.Reply("SELECT id, email, name FROM customers", new TokenUsage(40, 8));
         QuestionTask q = QuestionTask.create("q-p", "acme", "demo", "List the name and email of all customers", 3, Instant.now());
         Clock clock = Clock.systemUTC();
-        QuestionTask on = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), ProjectionContract.ON, registry, clock)
+        QuestionTask on = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), ProjectionContract.ON, new MicrometerStageMetrics(registry), clock)
                 .process(q), Topics.STATIC_VALIDATE.name());
         assertEquals("SELECT name, email FROM customers", on.sql());
-        QuestionTask off = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), registry, clock).process(q),
+        QuestionTask off = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), new MicrometerStageMetrics(registry), clock).process(q),
                 Topics.STATIC_VALIDATE.name());
         assertEquals("SELECT id, email, name FROM customers", off.sql());
         assertEquals(80.0, registry.get(GenerateStage.TOKENS).tag("type", "input").counter().count());

@@ -14,6 +14,7 @@ import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.RetryPolicy;
@@ -116,9 +117,9 @@ class RepairLoopIT {
                 512, Duration.ofSeconds(2), true, 16, 0, false, Map.of());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), DIALECTS, new PromptBuilder(true),
-                registry, Clock.systemUTC());
+                new MicrometerStageMetrics(registry), Clock.systemUTC());
         RepairStage repair = new RepairStage(DIALECTS,
-                new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, evidence), registry, Clock.systemUTC());
+                new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, evidence), new MicrometerStageMetrics(registry), Clock.systemUTC());
         runners.add(KafkaClients.runner(generate, Topics.GENERATE, io.settings(), settings("it-generate"), registry).start());
         runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, io.settings(), settings("it-repair"), registry).start());
         runners.add(KafkaClients.runner(validator, Topics.STATIC_VALIDATE, io.settings(), settings("it-validate"), registry).start());

@@ -13,6 +13,7 @@ import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -24,7 +25,7 @@ class RepairStageTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final RepairStage stage = new RepairStage(Tasks.DIALECTS,
             new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, CorrectionPromptBuilder.Evidence.INCLUDED),
-            registry, Clock.systemUTC());
+            new MicrometerStageMetrics(registry), Clock.systemUTC());
 
     @Test
     void shouldSendARetryToGenerateWithTheNextAttemptAndAnEvent() {
@@ -32,14 +33,14 @@ class RepairStageTest {
                 issue(ErrorCategory.UNSUPPORTED_FUNCTION, "line 1:8: Function 'strftime' not registered"));
         Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in));
         assertEquals(2, out.emissions().size());
-        assertEquals(Topics.GENERATE, out.emissions().get(0).topic());
+        assertEquals(Topics.GENERATE.name(), out.emissions().get(0).topic());
         QuestionTask next = (QuestionTask) out.emissions().get(0).message();
         assertEquals(2, next.attempt());
         assertEquals("SELECT strftime(dt, '%Y') FROM sales", next.previousSql());
         assertEquals("SELECT strftime(dt, '%Y') FROM sales", next.headers().get("sqloop-previous-sql"));
         assertTrue(next.correctionPrompt().contains("format_datetime"), next.correctionPrompt());
 
-        assertEquals(Topics.EVENTS, out.emissions().get(1).topic());
+        assertEquals(Topics.EVENTS.name(), out.emissions().get(1).topic());
         AttemptEvent e = (AttemptEvent) out.emissions().get(1).message();
         assertEquals("retry", e.decision());
         assertTrue(e.reason().startsWith("retry"), e.reason());
@@ -55,7 +56,7 @@ class RepairStageTest {
         Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in));
         assertEquals("final", out.kind());
         QuestionResult r = (QuestionResult) out.emissions().get(0).message();
-        assertEquals(Topics.RESULTS, out.emissions().get(0).topic());
+        assertEquals(Topics.RESULTS.name(), out.emissions().get(0).topic());
         assertEquals(Outcomes.UNCHANGED_SQL, r.reason());
         assertEquals(2, r.attempts());
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, r.errorCategory());

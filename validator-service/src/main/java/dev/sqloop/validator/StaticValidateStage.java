@@ -9,7 +9,7 @@ import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.validator.check.SchemaCheck;
 import java.time.Clock;
 import java.time.Instant;
@@ -23,31 +23,24 @@ import java.util.Optional;
  * the question's constraints. Pass → {@code execute}; issues → {@code repair-feedback}; each decision also
  * goes to {@code events} as an {@link AttemptEvent}.
  */
-public final class StaticValidateStage implements Stage<QuestionTask> {
+public final class StaticValidateStage extends AbstractStage<QuestionTask> {
     public static final String NAME = SchemaCheck.STAGE;
 
     private final DatasourceCatalogs datasources;
     private final Clock clock;
 
     public StaticValidateStage(DatasourceCatalogs datasources, Clock clock) {
+        super(NAME, QuestionTask.class);
         this.datasources = Objects.requireNonNull(datasources, "datasources");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
-    }
-
-    @Override
     public Outcome process(QuestionTask task) {
         Instant started = clock.instant();
-        Optional<ValidationTarget> target = datasources.find(task.datasource());
+        // the catalog is this service's; the dialect is the one the gateway resolved (older tasks: this service's)
+        Optional<ValidationTarget> target = datasources.find(task.datasource())
+                .map(t -> task.dialect() == null ? t : new ValidationTarget(task.dialect(), t.catalog()));
         if (target.isEmpty()) {
             String message = "unknown datasource '" + task.datasource() + "'";
             return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,

@@ -60,13 +60,13 @@ class StaticValidateStageIT {
     @Test
     void shouldForwardAQueryMatchingTheRealSchema() {
         Outcome.Send out = validate("SELECT sku, price FROM products WHERE category = 'books' AND price < 20");
-        assertEquals(Topics.EXECUTE, out.emissions().getFirst().topic());
+        assertEquals(Topics.EXECUTE.name(), out.emissions().getFirst().topic());
     }
 
     @Test
     void shouldRepairAMisspeltCategoryWithTheRealValues() {
         Outcome.Send out = validate("SELECT sku FROM products WHERE category = 'book'");
-        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().getFirst().topic());
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), out.emissions().getFirst().topic());
         Issue issue = ((QuestionTask) out.emissions().getFirst().message()).issues().getFirst();
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
         assertEquals(List.of("books"), issue.candidates());

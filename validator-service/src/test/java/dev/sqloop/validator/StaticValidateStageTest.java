@@ -40,8 +40,8 @@ class StaticValidateStageTest {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders ORDER BY amount DESC LIMIT 5",
                 new NlConstraints(null, null, "desc", 5, null)));
         assertEquals("forward", out.kind());
-        assertEquals(Topics.EXECUTE, out.emissions().get(0).topic());
-        assertEquals(Topics.EVENTS, out.emissions().get(1).topic());
+        assertEquals(Topics.EXECUTE.name(), out.emissions().get(0).topic());
+        assertEquals(Topics.EVENTS.name(), out.emissions().get(1).topic());
         assertEquals("pass", ((AttemptEvent) out.emissions().get(1).message()).decision());
     }
 
@@ -49,7 +49,7 @@ class StaticValidateStageTest {
     void shouldSendIssuesToRepairWhenAColumnIsMissing() {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT amout FROM orders", null));
         assertEquals("repair", out.kind());
-        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().get(0).topic());
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), out.emissions().get(0).topic());
         QuestionTask sent = (QuestionTask) out.emissions().get(0).message();
         Issue issue = sent.issues().getFirst();
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issue.category());
@@ -86,14 +86,14 @@ class StaticValidateStageTest {
         QuestionTask second = task("shop", "SELECT id FROM orders ORDER BY amount DESC", new NlConstraints(null, null, "desc", 5, null))
                 .nextAttempt("fix it").withSql("SELECT id FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
         Outcome.Send out = (Outcome.Send) stage.process(second);
-        assertEquals(Topics.EXECUTE, out.emissions().get(0).topic());
+        assertEquals(Topics.EXECUTE.name(), out.emissions().get(0).topic());
         AttemptEvent event = assertInstanceOf(AttemptEvent.class, out.emissions().get(1).message());
         assertEquals("pass-with-warnings", event.decision());
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, event.issues().getFirst().category());
 
         QuestionTask secondWithRealError = second.withSql("SELECT amout FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
         Outcome.Send repaired = (Outcome.Send) stage.process(secondWithRealError);
-        assertEquals(Topics.REPAIR_FEEDBACK, repaired.emissions().get(0).topic(), "other issues still go to repair");
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), repaired.emissions().get(0).topic(), "other issues still go to repair");
     }
 
     @Test
@@ -121,6 +121,14 @@ class StaticValidateStageTest {
         QuestionResult result = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
         assertEquals(Outcomes.UNKNOWN_DATASOURCE, result.reason());
         assertEquals(QuestionResult.FAILED, result.status());
+    }
+
+    @Test
+    void shouldParseWithTheDialectTheTaskCarries() {
+        // configured DuckDB here; the gateway resolved Trino, whose parser refuses DuckDB's "::" cast
+        String sql = "SELECT id::VARCHAR FROM orders";
+        assertEquals("forward", stage.process(task("shop", sql, null)).kind());
+        assertEquals("repair", stage.process(task("shop", sql, null).withDialect(Dialect.TRINO)).kind());
     }
 
     @Test
