@@ -159,6 +159,7 @@ class GatewayIT {
         assertEquals(2, task.maxAttempts());
         assertEquals("ops", task.metadata().get("team"));
         assertTrue(task.deadline() != null, "every question carries a deadline");
+        assertEquals(dev.sqloop.common.Dialect.DUCKDB, task.dialect(), "the dialect is resolved at submission and travels with the task");
 
         assertEquals("queued", awaitStatus(gateway, id, KEY_A, Set.of("queued")).get("status").asText());
         finish(List.of(task));
