@@ -13,9 +13,11 @@ import java.time.Instant;
  * warehouse connection); the runner retries it with backoff and never counts it as an attempt. Any other
  * exception is a defect for this record: it goes to the DLQ at once. A wrong SQL is not an exception but
  * an ordinary {@link Outcome}.
+ *
+ * <p>Implementations extend {@link AbstractStage}, which holds the name and the input type. A stage reports what the
+ * runner cannot see (LLM calls, repair decisions…) through {@link StageMetrics}, never through a metrics library.
  */
 public interface Stage<I> {
-    // Implementations usually extend AbstractStage, which holds the name and the input type.
 
     /** Short stable name, used in metrics tags, logs and dead-letter headers. */
     String name();
