@@ -13,10 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -26,13 +24,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.RecordDeserializationException;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -40,9 +35,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one {@link Stage} on one input topic: consume → process concurrently → produce → commit. This class is the
- * consumer loop (poll and its error sorting, flow control, commits and rebalances, dispatch to workers) and the
- * acknowledged produce; what becomes of one record is {@link RecordHandler}'s, how a message becomes a record is
- * {@link OutgoingRecords}', and dead letters are {@link DeadLetterReporter}'s.
+ * consumer loop (poll and its error sorting, flow control, commits and rebalances, dispatch to workers); what becomes of one record is {@link RecordHandler}'s, how a message becomes a record is
+ * {@link OutgoingRecords}', dead letters are {@link DeadLetterReporter}'s, and producing until acknowledged is {@link AcknowledgedProducer}'s.
  *
  * <p>One platform thread owns the consumer. Every fetched record is processed on its own virtual thread,
  * up to {@link RunnerSettings#maxInFlight()} at once, so a stage that waits seconds on an LLM or a warehouse
@@ -67,11 +61,11 @@ public final class StageRunner<I> implements AutoCloseable {
     private final Stage<I> stage;
     private final String inputTopic;
     private final Consumer<byte[], byte[]> consumer;
-    private final Producer<byte[], byte[]> producer;
     private final RunnerSettings settings;
     private final MeterRegistry registry;
     private final RecordHandler<I> handler;
     private final DeadLetterReporter deadLetters;
+    private final AcknowledgedProducer output;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     private final Map<TopicPartition, PartitionProgress> progress = new ConcurrentHashMap<>();
@@ -97,7 +91,6 @@ public final class StageRunner<I> implements AutoCloseable {
         this.stage = stage;
         this.inputTopic = inputTopic;
         this.consumer = consumer;
-        this.producer = producer;
         this.settings = settings;
         this.registry = registry;
         this.pauseThreshold = Math.max(1, Math.min(settings.maxPollRecords(), settings.maxInFlight()));
@@ -108,6 +101,8 @@ public final class StageRunner<I> implements AutoCloseable {
         this.deadLetters = new DeadLetterReporter(stage.name(),
                 reason -> registry.counter("sqloop.dlq.records", "stage", stage.name(), "reason", reason).increment());
         this.handler = new RecordHandler<>(stage, settings.retry(), clock, deadLetters, () -> stopping, retries::increment,
+                RecordHandler.Sleeper.REAL);
+        this.output = new AcknowledgedProducer(stage.name(), producer, deadLetters, settings.retry(), () -> stopping,
                 RecordHandler.Sleeper.REAL);
         Gauge.builder("sqloop.stage.inflight", inFlight, AtomicInteger::get).description("Records being processed")
                 .tag("stage", stage.name()).register(registry);
@@ -376,7 +371,7 @@ public final class StageRunner<I> implements AutoCloseable {
             kind = result.kind();
             slotHeld = false;
             releaseSlot();
-            produce(work, result.records());
+            output.produce(work.record(), result.records());
             work.progress().complete(work.record().offset());
         } catch (RecordHandler.Abandoned e) {
             kind = "abandoned";
@@ -400,35 +395,6 @@ public final class StageRunner<I> implements AutoCloseable {
     private void releaseSlot() {
         inFlight.decrementAndGet();
         dispatch();
-    }
-
-    /** Produces and waits for the broker's acknowledgement; retries until it succeeds or the runner stops. */
-    private void produce(Work work, List<ProducerRecord<byte[], byte[]>> records) throws RecordHandler.Abandoned {
-        int attempt = 0;
-        List<ProducerRecord<byte[], byte[]>> toSend = records;
-        while (true) {
-            List<Future<RecordMetadata>> acks = new ArrayList<>(toSend.size());
-            try {
-                for (ProducerRecord<byte[], byte[]> r : toSend) acks.add(producer.send(r));
-                for (Future<RecordMetadata> ack : acks) ack.get();
-                return;
-            } catch (InterruptedException e) {
-                throw new RecordHandler.Abandoned();
-            } catch (ExecutionException | KafkaException e) {
-                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-                if (stopping) throw new RecordHandler.Abandoned();
-                boolean alreadyDeadLetter = toSend.size() == 1 && DeadLetterReporter.isDeadLetter(toSend.get(0));
-                if (!(cause instanceof RetriableException) && !alreadyDeadLetter) {
-                    // An output the broker will never take (too large, invalid): dead-letter the input instead.
-                    log.warn("stage {}: output rejected ({}), input to the DLQ", stage.name(), cause.toString());
-                    toSend = List.of(deadLetters.report(work.record(), DeadLetterReporter.OUTPUT_REJECTED, cause));
-                    continue;
-                }
-                attempt++;
-                log.warn("stage {}: produce failed (try {}), retrying: {}", stage.name(), attempt, cause.toString());
-                if (!sleepQuietly(settings.retry().delay(Math.min(attempt, 10), null))) throw new RecordHandler.Abandoned();
-            }
-        }
     }
 
     private static boolean sleepQuietly(Duration d) {
