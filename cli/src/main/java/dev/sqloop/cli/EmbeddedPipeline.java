@@ -16,9 +16,9 @@ import dev.sqloop.executor.ExecuteStage;
 import dev.sqloop.executor.ReadOnlyExecutor;
 import dev.sqloop.fewshot.CaptureStage;
 import dev.sqloop.fewshot.ConstraintExtractor;
-import dev.sqloop.fewshot.Embedder;
+import dev.sqloop.store.Embedder;
 import dev.sqloop.fewshot.ExampleCommandStage;
-import dev.sqloop.fewshot.ErrorFixMemory;
+import dev.sqloop.store.ErrorFixMemory;
 import dev.sqloop.fewshot.ExampleSeeder;
 import dev.sqloop.fewshot.ExampleTopic;
 import dev.sqloop.fewshot.FeedbackStage;
@@ -26,8 +26,9 @@ import dev.sqloop.fewshot.FewshotConfig;
 import dev.sqloop.fewshot.RetrieveExamplesStage;
 import dev.sqloop.fewshot.schema.JdbcSchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
-import dev.sqloop.fewshot.store.ExampleStore;
-import dev.sqloop.fewshot.store.LuceneExampleStore;
+import dev.sqloop.store.ExampleStore;
+import dev.sqloop.store.ExampleStoreConfig;
+import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.gateway.Gateway;
 import dev.sqloop.gateway.GatewayConfig;
 import dev.sqloop.generator.CorrectionPromptBuilder;
@@ -114,10 +115,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
         Embedder embedder = new Embedder();
         FewshotConfig fewshot = FewshotConfig.fromEnv(config);
-        ExampleStore store = LuceneExampleStore.open(fewshot.lucenePath());
+        ExampleStoreConfig storeConfig = ExampleStoreConfig.fromEnv(config);
+        ExampleStore store = LuceneExampleStore.open(storeConfig.lucenePath());
         SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(datasources.get(ds)), fewshot.schemaName()),
                 embedder, SchemaLinker.Settings.DEFAULTS, clock);
-        PastFixes pastFixes = new MemoryPastFixes(new ErrorFixMemory(embedder, store, fewshot.fixMinScore()));
+        PastFixes pastFixes = new MemoryPastFixes(new ErrorFixMemory(embedder, store, storeConfig.fixMinScore()));
 
         GeneratorConfig generator = GeneratorConfig.fromEnv(config);
         DialectLookup dialects = generator.dialectLookup();

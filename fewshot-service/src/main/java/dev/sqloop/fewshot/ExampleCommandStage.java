@@ -3,8 +3,9 @@ package dev.sqloop.fewshot;
 import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.fewshot.store.ExampleStore;
-import dev.sqloop.fewshot.store.StoredExample;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.ExampleStore;
+import dev.sqloop.store.StoredExample;
 import java.time.Clock;
 
 /**

@@ -13,9 +13,10 @@ import dev.sqloop.common.runtime.ServiceHost;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.fewshot.schema.JdbcSchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
-import dev.sqloop.fewshot.store.ExampleStore;
-import dev.sqloop.fewshot.store.LuceneExampleStore;
-import dev.sqloop.fewshot.store.QdrantExampleStore;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.ExampleStore;
+import dev.sqloop.store.ExampleStoreConfig;
+import dev.sqloop.store.ExampleStores;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -40,8 +41,9 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         EnvConfig env = new EnvConfig(System.getenv());
         FewshotConfig config = FewshotConfig.fromEnv(env);
+        ExampleStoreConfig storeConfig = ExampleStoreConfig.fromEnv(env);
         Embedder embedder = new Embedder();
-        ExampleStore store = openStore(config);
+        ExampleStore store = ExampleStores.open(storeConfig);
         if (args.length >= 2 && args[0].equals("seed")) {
             try (store) {
                 ExampleSeeder.Report r = new ExampleSeeder(embedder, store, Clock.systemUTC())
@@ -58,7 +60,7 @@ public final class Main {
             return;
         }
         KafkaSettings kafka = KafkaSettings.fromEnv(env);
-        log.info("fewshot-service starting: {} {} settings={}", config, kafka, env.describe());
+        log.info("fewshot-service starting: {} {} {} settings={}", config, storeConfig, kafka, env.describe());
         KafkaClients.ensureTopics(kafka, Topics.ALL, SYNC_TIMEOUT);
         // before the workers start: examples seeded while the service was down reach the gateway's listing
         ExampleTopic.SyncReport sync = ExampleTopic.sync(store, kafka, SYNC_TIMEOUT);
@@ -79,14 +81,6 @@ public final class Main {
                 KafkaClients.runner(new ExampleCommandStage(embedder, store, config, Clock.systemUTC()),
                         Topics.EXAMPLE_COMMANDS, kafka, RunnerConfig.fromEnv(env, ExampleCommandStage.NAME), registry));
         ServiceHost.serve("fewshot-service", runners, registry, env, store);
-    }
-
-    /** The configured store: Lucene on disk (one process only) or Qdrant (shared by every service). */
-    public static ExampleStore openStore(FewshotConfig config) {
-        return config.store().equals("qdrant")
-                ? QdrantExampleStore.connect(config.qdrantHost(), config.qdrantPort(), config.qdrantApiKey(), config.qdrantTls(),
-                        config.qdrantPrefix(), Embedder.DIMENSION)
-                : LuceneExampleStore.open(config.lucenePath());
     }
 
     private static java.sql.Connection connect(FewshotConfig config, String datasource) throws SQLException {

@@ -1,7 +1,6 @@
 package dev.sqloop.fewshot;
 
 import dev.sqloop.common.message.ExampleIds;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -20,12 +19,6 @@ public final class Questions {
     /** The point id of a question in a datasource: upserting the same question again replaces the example. */
     public static UUID exampleId(String datasource, String question) {
         return ExampleIds.of(datasource, question);
-    }
-
-    /** The id of an error→fix pair: the same error fixed the same way is stored once. */
-    public static UUID fixId(String datasource, String errorText, String fixedSql) {
-        return UUID.nameUUIDFromBytes(("fix\u0000" + datasource + "\u0000" + normalize(errorText) + "\u0000"
-                + fixedSql.strip().replaceAll("\\s+", " ")).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Word set of the normalized question, for near-duplicate checks. */

@@ -2,8 +2,9 @@ package dev.sqloop.fewshot;
 
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.fewshot.schema.SchemaSource;
-import dev.sqloop.fewshot.store.LuceneExampleStore;
-import dev.sqloop.fewshot.store.StoredExample;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.LuceneExampleStore;
+import dev.sqloop.store.StoredExample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -11,7 +11,7 @@ import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.message.FeedbackCommand;
 import dev.sqloop.common.message.Tombstone;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.fewshot.store.LuceneExampleStore;
+import dev.sqloop.store.LuceneExampleStore;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;

@@ -3,8 +3,8 @@ package dev.sqloop.fewshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqloop.fewshot.store.LuceneExampleStore;
-import dev.sqloop.fewshot.store.StoredExample;
+import dev.sqloop.store.LuceneExampleStore;
+import dev.sqloop.store.StoredExample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

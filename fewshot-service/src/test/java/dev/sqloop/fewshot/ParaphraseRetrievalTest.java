@@ -3,9 +3,10 @@ package dev.sqloop.fewshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqloop.fewshot.store.LuceneExampleStore;
-import dev.sqloop.fewshot.store.Scored;
-import dev.sqloop.fewshot.store.StoredExample;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.LuceneExampleStore;
+import dev.sqloop.store.Scored;
+import dev.sqloop.store.StoredExample;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,10 +8,11 @@ import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.ServiceHost;
-import dev.sqloop.fewshot.Embedder;
-import dev.sqloop.fewshot.ErrorFixMemory;
-import dev.sqloop.fewshot.FewshotConfig;
 import dev.sqloop.common.runtime.StageRunner;
+import dev.sqloop.store.Embedder;
+import dev.sqloop.store.ErrorFixMemory;
+import dev.sqloop.store.ExampleStoreConfig;
+import dev.sqloop.store.ExampleStores;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -62,11 +63,11 @@ public final class Main {
      * (Qdrant) can be read from another process; with the embedded Lucene store the prompt goes without them.
      */
     static PastFixes pastFixes(EnvConfig env) {
-        FewshotConfig fewshot = FewshotConfig.fromEnv(env);
-        if (!fewshot.store().equals("qdrant")) {
+        ExampleStoreConfig store = ExampleStoreConfig.fromEnv(env);
+        if (!store.shared()) {
             log.info("repair: no shared example store (SQLOOP_FEWSHOT_STORE=qdrant): correction prompts go without similar past fixes");
             return PastFixes.NONE;
         }
-        return new MemoryPastFixes(new ErrorFixMemory(new Embedder(), dev.sqloop.fewshot.Main.openStore(fewshot), fewshot.fixMinScore()));
+        return new MemoryPastFixes(new ErrorFixMemory(new Embedder(), ExampleStores.open(store), store.fixMinScore()));
     }
 }

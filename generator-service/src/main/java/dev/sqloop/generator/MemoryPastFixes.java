@@ -2,7 +2,7 @@ package dev.sqloop.generator;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.message.Issue;
-import dev.sqloop.fewshot.ErrorFixMemory;
+import dev.sqloop.store.ErrorFixMemory;
 import java.util.List;
 
 /** {@link PastFixes} from the few-shot memory: error→fix pairs of the datasource whose error text resembles this one. */

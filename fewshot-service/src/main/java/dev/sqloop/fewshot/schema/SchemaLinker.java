@@ -1,7 +1,7 @@
 package dev.sqloop.fewshot.schema;
 
 import dev.sqloop.common.message.LinkedSchema;
-import dev.sqloop.fewshot.Embedder;
+import dev.sqloop.store.Embedder;
 import dev.sqloop.fewshot.Questions;
 import java.time.Clock;
 import java.time.Duration;

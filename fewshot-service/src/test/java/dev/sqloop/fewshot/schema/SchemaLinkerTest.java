@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.message.LinkedSchema;
-import dev.sqloop.fewshot.Embedder;
+import dev.sqloop.store.Embedder;
 import dev.sqloop.fewshot.TestModel;
 import dev.sqloop.fewshot.TestWarehouse;
 import java.nio.file.Path;

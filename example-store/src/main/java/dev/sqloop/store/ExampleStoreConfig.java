@@ -1,0 +1,55 @@
+package dev.sqloop.store;
+
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Where the example memory lives, from the {@code SQLOOP_FEWSHOT_STORE}, {@code _LUCENE_PATH}, {@code _QDRANT_*}
+ * and {@code _FIX_MIN_SCORE} variables (the fewshot service and the generator's repair worker read the same ones).
+ *
+ * @param kind {@link Kind#LUCENE} (embedded, on disk, one process; default) or {@link Kind#QDRANT} (shared)
+ * @param lucenePath the Lucene index directory
+ * @param qdrantPrefix collection name prefix ({@code <prefix>_examples}, {@code _error_fixes}, {@code _marked_wrong})
+ * @param fixMinScore cosine similarity an error→fix pair needs to count as a similar past fix
+ */
+public record ExampleStoreConfig(Kind kind, Path lucenePath, String qdrantHost, int qdrantPort, String qdrantApiKey,
+                                 boolean qdrantTls, String qdrantPrefix, double fixMinScore) {
+
+    public enum Kind { LUCENE, QDRANT }
+
+    public static ExampleStoreConfig fromEnv(EnvConfig env) {
+        String kind = env.string("SQLOOP_FEWSHOT_STORE", "lucene").toLowerCase(Locale.ROOT);
+        if (!kind.equals("lucene") && !kind.equals("qdrant")) {
+            throw new ConfigException("SQLOOP_FEWSHOT_STORE must be lucene or qdrant, was '" + kind + "'");
+        }
+        return new ExampleStoreConfig(Kind.valueOf(kind.toUpperCase(Locale.ROOT)),
+                Path.of(env.string("SQLOOP_FEWSHOT_LUCENE_PATH", "data/fewshot-index")),
+                env.string("SQLOOP_FEWSHOT_QDRANT_HOST", "localhost"),
+                env.integer("SQLOOP_FEWSHOT_QDRANT_PORT", 6334, 1, 65535),
+                env.string("SQLOOP_FEWSHOT_QDRANT_API_KEY", null),
+                env.bool("SQLOOP_FEWSHOT_QDRANT_TLS", false),
+                env.string("SQLOOP_FEWSHOT_QDRANT_COLLECTION_PREFIX", "sqloop"),
+                env.decimal("SQLOOP_FEWSHOT_FIX_MIN_SCORE", 0.6));
+    }
+
+    /** The defaults, as a process started with none of these variables gets them. */
+    public static ExampleStoreConfig defaults() {
+        return fromEnv(new EnvConfig(Map.of()));
+    }
+
+    /** Whether another process can read what this one writes (Qdrant); the Lucene index belongs to one process. */
+    public boolean shared() {
+        return kind == Kind.QDRANT;
+    }
+
+    @Override
+    public String toString() {
+        return "ExampleStoreConfig[" + (kind == Kind.QDRANT
+                ? "qdrant=" + qdrantHost + ":" + qdrantPort + ", tls=" + qdrantTls + ", apiKey=" + (qdrantApiKey == null ? "none" : "****")
+                        + ", prefix=" + qdrantPrefix
+                : "lucene=" + lucenePath) + ", fixMinScore=" + fixMinScore + "]";
+    }
+}

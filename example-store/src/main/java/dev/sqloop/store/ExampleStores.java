@@ -1,0 +1,15 @@
+package dev.sqloop.store;
+
+/** Opens the configured example store: the one entry point every process uses. */
+public final class ExampleStores {
+    private ExampleStores() {}
+
+    /** Lucene on disk (one process only) or Qdrant (shared by every service), for {@link Embedder#DIMENSION}-d vectors. */
+    public static ExampleStore open(ExampleStoreConfig config) {
+        return switch (config.kind()) {
+            case QDRANT -> QdrantExampleStore.connect(config.qdrantHost(), config.qdrantPort(), config.qdrantApiKey(),
+                    config.qdrantTls(), config.qdrantPrefix(), Embedder.DIMENSION);
+            case LUCENE -> LuceneExampleStore.open(config.lucenePath());
+        };
+    }
+}

@@ -1,0 +1,273 @@
+package dev.sqloop.store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
+
+/**
+ * The embedded store: one Lucene index on disk holding examples, error→fix pairs (HNSW over
+ * {@link KnnFloatVectorField}, cosine) and wrong-marks. Every write is committed before the method returns, so
+ * what a caller saw stored survives a crash or restart; searches see it at once (near-real-time reader).
+ */
+public final class LuceneExampleStore implements ExampleStore {
+    private static final String ID = "id";
+    private static final String KIND = "kind";
+    private static final String DATASOURCE = "datasource";
+    private static final String VECTOR = "vector";
+    private static final String KIND_EXAMPLE = "example";
+    private static final String KIND_FIX = "fix";
+    private static final String KIND_WRONG = "wrong";
+
+    private final FSDirectory directory;
+    private final IndexWriter writer;
+    private final SearcherManager searchers;
+
+    private LuceneExampleStore(Path dir) throws IOException {
+        this.directory = FSDirectory.open(dir);
+        IndexWriterConfig config = new IndexWriterConfig().setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
+        this.writer = new IndexWriter(directory, config);
+        this.searchers = new SearcherManager(writer, null);
+    }
+
+    /** Opens (or creates) the store in {@code dir}. */
+    public static LuceneExampleStore open(Path dir) {
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            return new LuceneExampleStore(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open example store at " + dir, e);
+        }
+    }
+
+    @Override
+    public void upsert(StoredExample e, float[] vector) {
+        upsertAll(List.of(e), List.of(vector));
+    }
+
+    @Override
+    public void upsertAll(List<StoredExample> examples, List<float[]> vectors) {
+        write(() -> {
+            for (int i = 0; i < examples.size(); i++) {
+                StoredExample e = examples.get(i);
+                String id = StoreIds.exampleId(e.datasource(), e.question()).toString();
+                Document d = base(id, KIND_EXAMPLE, e.datasource());
+                d.add(new KnnFloatVectorField(VECTOR, vectors.get(i), VectorSimilarityFunction.COSINE));
+                d.add(new StoredField("question", e.question()));
+                d.add(new StoredField("sql", e.sql()));
+                d.add(new StoredField("dialect", e.dialect()));
+                d.add(new StoredField("source", e.source()));
+                d.add(new StoredField("created_at", e.createdAt().toEpochMilli()));
+                if (e.tenant() != null) d.add(new StoredField("tenant", e.tenant()));
+                if (e.notes() != null) d.add(new StoredField("notes", e.notes()));
+                for (String tag : e.tags()) d.add(new StoredField("tag", tag));
+                writer.updateDocument(new Term(ID, id), d);
+            }
+        });
+    }
+
+    @Override
+    public boolean delete(String datasource, String question) {
+        String id = StoreIds.exampleId(datasource, question).toString();
+        boolean existed = countOf(new TermQuery(new Term(ID, id))) > 0;
+        write(() -> writer.deleteDocuments(new Term(ID, id)));
+        return existed;
+    }
+
+    @Override
+    public Optional<StoredExample> find(String datasource, String question) {
+        String id = StoreIds.exampleId(datasource, question).toString();
+        return withSearcher(s -> {
+            TopDocs td = s.search(new TermQuery(new Term(ID, id)), 1);
+            return td.scoreDocs.length == 0 ? Optional.<StoredExample>empty()
+                    : Optional.of(toExample(s.storedFields().document(td.scoreDocs[0].doc)));
+        });
+    }
+
+    @Override
+    public List<Scored<StoredExample>> search(String datasource, float[] vector, int k, double minScore) {
+        return knn(KIND_EXAMPLE, datasource, vector, k, minScore, LuceneExampleStore::toExample);
+    }
+
+    @Override
+    public long count() {
+        return countOf(new TermQuery(new Term(KIND, KIND_EXAMPLE)));
+    }
+
+    @Override
+    public void forEachExample(Consumer<StoredExample> action) {
+        withSearcher(s -> {
+            Term kind = new Term(KIND, KIND_EXAMPLE);
+            for (LeafReaderContext leaf : s.getIndexReader().leaves()) {
+                PostingsEnum docs = leaf.reader().postings(kind);
+                if (docs == null) continue;
+                Bits live = leaf.reader().getLiveDocs();
+                StoredFields fields = leaf.reader().storedFields();
+                for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+                    if (live == null || live.get(doc)) action.accept(toExample(fields.document(doc)));
+                }
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void upsertFix(ErrorFix f, float[] errorVector) {
+        String id = StoreIds.fixId(f.datasource(), f.errorText(), f.fixedSql()).toString();
+        Document d = base(id, KIND_FIX, f.datasource());
+        d.add(new KnnFloatVectorField(VECTOR, errorVector, VectorSimilarityFunction.COSINE));
+        d.add(new StoredField("error", f.errorText()));
+        d.add(new StoredField("category", f.category()));
+        d.add(new StoredField("failed_sql", f.failedSql()));
+        d.add(new StoredField("fixed_sql", f.fixedSql()));
+        d.add(new StoredField("dialect", f.dialect()));
+        d.add(new StoredField("question", f.question()));
+        d.add(new StoredField("created_at", f.createdAt().toEpochMilli()));
+        write(() -> writer.updateDocument(new Term(ID, id), d));
+    }
+
+    @Override
+    public List<Scored<ErrorFix>> searchFixes(String datasource, float[] errorVector, int k, double minScore) {
+        return knn(KIND_FIX, datasource, errorVector, k, minScore, d -> new ErrorFix(d.get(DATASOURCE), d.get("error"),
+                d.get("category"), d.get("failed_sql"), d.get("fixed_sql"), d.get("dialect"), d.get("question"),
+                Instant.ofEpochMilli(d.getField("created_at").numericValue().longValue())));
+    }
+
+    @Override
+    public long countFixes() {
+        return countOf(new TermQuery(new Term(KIND, KIND_FIX)));
+    }
+
+    @Override
+    public void markWrong(String datasource, String question) {
+        String id = "wrong:" + StoreIds.exampleId(datasource, question);
+        Document d = base(id, KIND_WRONG, datasource);
+        d.add(new StoredField("question", question));
+        write(() -> {
+            writer.deleteDocuments(new Term(ID, StoreIds.exampleId(datasource, question).toString()));
+            writer.updateDocument(new Term(ID, id), d);
+        });
+    }
+
+    @Override
+    public void clearWrong(String datasource, String question) {
+        write(() -> writer.deleteDocuments(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question))));
+    }
+
+    @Override
+    public boolean isMarkedWrong(String datasource, String question) {
+        return countOf(new TermQuery(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question)))) > 0;
+    }
+
+    /** Merges the index into one segment: one HNSW graph searches faster than many (benchmarks, after seeding). */
+    public void optimize() {
+        write(() -> writer.forceMerge(1));
+    }
+
+    @Override
+    public void close() {
+        try {
+            searchers.close();
+            writer.close();
+            directory.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close example store", e);
+        }
+    }
+
+    private static Document base(String id, String kind, String datasource) {
+        Document d = new Document();
+        d.add(new StringField(ID, id, Field.Store.YES));
+        d.add(new StringField(KIND, kind, Field.Store.YES));
+        d.add(new StringField(DATASOURCE, datasource, Field.Store.YES));
+        return d;
+    }
+
+    private static StoredExample toExample(Document d) {
+        return new StoredExample(d.get(DATASOURCE), d.get("question"), d.get("sql"), d.get("dialect"), d.get("source"),
+                Instant.ofEpochMilli(d.getField("created_at").numericValue().longValue()), d.get("tenant"), d.get("notes"),
+                List.of(d.getValues("tag")));
+    }
+
+    private <T> List<Scored<T>> knn(String kind, String datasource, float[] vector, int k, double minScore,
+                                    Function<Document, T> decode) {
+        Query filter = new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(KIND, kind)), BooleanClause.Occur.FILTER)
+                .add(new TermQuery(new Term(DATASOURCE, datasource)), BooleanClause.Occur.FILTER)
+                .build();
+        return withSearcher(s -> {
+            TopDocs td = s.search(new KnnFloatVectorQuery(VECTOR, vector, k, filter), k);
+            List<Scored<T>> out = new ArrayList<>();
+            for (ScoreDoc sd : td.scoreDocs) {
+                // Lucene maps cosine c to (1 + c) / 2 so scores are non-negative; callers think in cosine
+                double cosine = 2.0 * sd.score - 1.0;
+                if (cosine >= minScore) out.add(new Scored<>(decode.apply(s.storedFields().document(sd.doc)), cosine));
+            }
+            return out;
+        });
+    }
+
+    private long countOf(Query q) {
+        return withSearcher(s -> (long) s.count(q));
+    }
+
+    private interface IndexWork {
+        void run() throws IOException;
+    }
+
+    private interface SearchWork<T> {
+        T run(IndexSearcher searcher) throws IOException;
+    }
+
+    private void write(IndexWork work) {
+        try {
+            work.run();
+            writer.commit();
+            searchers.maybeRefreshBlocking();
+        } catch (IOException e) {
+            throw new UncheckedIOException("example store write failed", e);
+        }
+    }
+
+    private <T> T withSearcher(SearchWork<T> work) {
+        try {
+            IndexSearcher s = searchers.acquire();
+            try {
+                return work.run(s);
+            } finally {
+                searchers.release(s);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("example store search failed", e);
+        }
+    }
+}

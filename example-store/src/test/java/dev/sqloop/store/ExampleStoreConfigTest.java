@@ -1,0 +1,46 @@
+package dev.sqloop.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.config.ConfigException;
+import dev.sqloop.common.config.EnvConfig;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ExampleStoreConfigTest {
+    @Test
+    void shouldDefaultToTheEmbeddedLuceneStoreWhichNoOtherProcessCanRead() {
+        ExampleStoreConfig c = ExampleStoreConfig.defaults();
+        assertEquals(ExampleStoreConfig.Kind.LUCENE, c.kind());
+        assertEquals(Path.of("data/fewshot-index"), c.lucenePath());
+        assertEquals(0.6, c.fixMinScore());
+        assertFalse(c.shared());
+    }
+
+    @Test
+    void shouldReadTheQdrantSettingsAndNeverPrintTheApiKey() {
+        ExampleStoreConfig c = ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_FEWSHOT_STORE", "Qdrant",
+                "SQLOOP_FEWSHOT_QDRANT_HOST", "qdrant.internal", "SQLOOP_FEWSHOT_QDRANT_PORT", "7334",
+                "SQLOOP_FEWSHOT_QDRANT_API_KEY", "s3cret", "SQLOOP_FEWSHOT_QDRANT_TLS", "true",
+                "SQLOOP_FEWSHOT_QDRANT_COLLECTION_PREFIX", "prod", "SQLOOP_FEWSHOT_FIX_MIN_SCORE", "0.7")));
+        assertEquals(ExampleStoreConfig.Kind.QDRANT, c.kind());
+        assertTrue(c.shared());
+        assertEquals("qdrant.internal", c.qdrantHost());
+        assertEquals(7334, c.qdrantPort());
+        assertTrue(c.qdrantTls());
+        assertEquals("prod", c.qdrantPrefix());
+        assertEquals(0.7, c.fixMinScore());
+        assertFalse(c.toString().contains("s3cret"), c.toString());
+    }
+
+    @Test
+    void shouldRejectAnUnknownStore() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_FEWSHOT_STORE", "chroma"))));
+        assertTrue(e.getMessage().contains("SQLOOP_FEWSHOT_STORE"), e.getMessage());
+    }
+}

@@ -1,0 +1,163 @@
+package dev.sqloop.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link ExampleStore} must do, on synthetic vectors of the real dimension. Subclasses supply a fresh,
+ * empty store per test.
+ */
+abstract class ExampleStoreContract {
+    static final int DIM = 384;
+    protected ExampleStore store;
+
+    protected abstract ExampleStore newStore() throws Exception;
+
+    @BeforeEach
+    void open() throws Exception {
+        store = newStore();
+    }
+
+    @AfterEach
+    void close() {
+        if (store != null) store.close();
+    }
+
+    static float[] randomVector(long seed) {
+        Random r = new Random(seed);
+        float[] v = new float[DIM];
+        for (int i = 0; i < DIM; i++) v[i] = (float) r.nextGaussian();
+        return v;
+    }
+
+    /** {@code base} moved a little: cosine to base stays high, falling with {@code amount}. */
+    static float[] near(float[] base, long seed, double amount) {
+        float[] noise = randomVector(seed);
+        float[] v = new float[DIM];
+        for (int i = 0; i < DIM; i++) v[i] = (float) (base[i] + amount * noise[i]);
+        return v;
+    }
+
+    static StoredExample example(String ds, String question, String sql) {
+        return new StoredExample(ds, question, sql, "duckdb", StoredExample.SEED, Instant.parse("2026-01-01T00:00:00Z"));
+    }
+
+    @Test
+    void shouldReplaceTheExampleOfTheSameNormalizedQuestion() {
+        store.upsert(example("shop", "How many orders?", "SELECT 1"), randomVector(1));
+        store.upsert(example("shop", "  how many ORDERS ", "SELECT count(*) FROM orders"), randomVector(1));
+        assertEquals(1, store.count());
+        assertEquals("SELECT count(*) FROM orders", store.find("shop", "How many orders").orElseThrow().sql());
+    }
+
+    @Test
+    void shouldSearchOnlyTheGivenDatasourceBestFirstAboveTheThreshold() {
+        float[] q = randomVector(7);
+        store.upsert(example("shop", "close", "SELECT 'close'"), near(q, 11, 0.1));
+        store.upsert(example("shop", "closer", "SELECT 'closer'"), near(q, 12, 0.02));
+        store.upsert(example("shop", "unrelated", "SELECT 'far'"), randomVector(99));
+        store.upsert(example("hr", "other datasource", "SELECT 'hr'"), q);
+
+        List<Scored<StoredExample>> hits = store.search("shop", q, 5, 0.5);
+        assertEquals(List.of("closer", "close"), hits.stream().map(h -> h.value().question()).toList());
+        assertTrue(hits.get(0).score() > hits.get(1).score());
+        assertTrue(hits.get(0).score() > 0.99 && hits.get(0).score() <= 1.0001, "cosine, not a store-specific scale: " + hits.get(0).score());
+        StoredExample e = hits.get(0).value();
+        assertEquals("shop", e.datasource());
+        assertEquals("duckdb", e.dialect());
+        assertEquals(StoredExample.SEED, e.source());
+        assertEquals(Instant.parse("2026-01-01T00:00:00Z"), e.createdAt());
+        assertEquals(List.of("other datasource"), store.search("hr", q, 5, 0.5).stream().map(h -> h.value().question()).toList());
+        assertEquals(1, store.search("shop", q, 1, 0.5).size());
+    }
+
+    @Test
+    void shouldListEveryExampleWithItsOwnerNotesAndTagsButNoFixesOrMarks() {
+        StoredExample curated = new StoredExample("shop", "Top customers", "SELECT name FROM customers LIMIT 5", "duckdb",
+                StoredExample.MANUAL, Instant.parse("2026-01-03T00:00:00Z"), "acme", "revenue, not order count", List.of("kpi", "customers"));
+        store.upsert(curated, randomVector(20));
+        store.upsert(example("hr", "How many employees?", "SELECT count(*) FROM employees"), randomVector(21));
+        store.upsert(example("shop", "Gone", "SELECT 0"), randomVector(22));
+        store.delete("shop", "Gone");
+        store.markWrong("shop", "Wrong one");
+        store.upsertFix(new ErrorFix("shop", "err", "syntax_error", "SELEC 1", "SELECT 1", "duckdb", "q", Instant.now()), randomVector(23));
+
+        List<StoredExample> all = new java.util.ArrayList<>();
+        store.forEachExample(all::add);
+        assertEquals(2, all.size(), "deleted examples, wrong marks and fixes are not examples: " + all);
+        assertEquals(curated, all.stream().filter(e -> e.datasource().equals("shop")).findFirst().orElseThrow());
+        StoredExample seed = all.stream().filter(e -> e.datasource().equals("hr")).findFirst().orElseThrow();
+        assertEquals(null, seed.tenant());
+        assertEquals(List.of(), seed.tags());
+    }
+
+    @Test
+    void shouldListAndCountEveryExampleOfALargeStore() {
+        // more than one page of whatever paging the store uses to list (Qdrant scrolls 256 at a time)
+        int n = 600;
+        List<StoredExample> examples = new java.util.ArrayList<>();
+        List<float[]> vectors = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            examples.add(example(i % 2 == 0 ? "shop" : "hr", "question number " + i, "SELECT " + i));
+            vectors.add(randomVector(1000 + i));
+        }
+        store.upsertAll(examples, vectors);
+        assertEquals(n, store.count());
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        store.forEachExample(e -> assertTrue(seen.add(e.question()), "listed twice: " + e.question()));
+        assertEquals(n, seen.size());
+        assertEquals("SELECT 599", store.find("hr", "Question number 599").orElseThrow().sql());
+        List<Scored<StoredExample>> hits = store.search("shop", vectors.get(42), 3, -1);
+        assertEquals("question number 42", hits.get(0).value().question(), "a vector finds its own example first");
+        assertEquals(3, hits.size());
+        assertTrue(hits.stream().allMatch(h -> h.value().datasource().equals("shop")));
+    }
+
+    @Test
+    void shouldNeverReturnADeletedExample() {
+        float[] v = randomVector(3);
+        store.upsert(example("shop", "How many orders?", "SELECT 1"), v);
+        assertTrue(store.delete("shop", "how many orders"));
+        assertFalse(store.delete("shop", "how many orders"), "second delete finds nothing");
+        assertEquals(0, store.count());
+        assertTrue(store.find("shop", "How many orders?").isEmpty());
+        assertTrue(store.search("shop", v, 5, -1).isEmpty());
+    }
+
+    @Test
+    void shouldKeepErrorFixPairsApartFromExamples() {
+        float[] err = randomVector(5);
+        store.upsert(example("shop", "How many orders?", "SELECT 1"), err);
+        ErrorFix fix = new ErrorFix("shop", "Column \"ordr_id\" not found", "column_not_found", "SELECT ordr_id FROM orders",
+                "SELECT order_id FROM orders", "duckdb", "list order ids", Instant.parse("2026-01-02T00:00:00Z"));
+        store.upsertFix(fix, err);
+        store.upsertFix(fix, err);
+        assertEquals(1, store.countFixes(), "same error fixed the same way is stored once");
+        assertEquals(1, store.count());
+        List<Scored<ErrorFix>> hits = store.searchFixes("shop", near(err, 6, 0.05), 3, 0.5);
+        assertEquals(List.of(fix), hits.stream().map(Scored::value).toList());
+        assertTrue(store.searchFixes("hr", err, 3, 0.5).isEmpty());
+        assertEquals(1, store.search("shop", err, 5, 0.5).size(), "examples do not see fixes");
+    }
+
+    @Test
+    void shouldRememberAndForgetWrongMarks() {
+        store.upsert(example("shop", "How many orders?", "SELECT 1"), randomVector(8));
+        assertFalse(store.isMarkedWrong("shop", "How many orders?"));
+        store.markWrong("shop", "How many orders?");
+        assertTrue(store.find("shop", "How many orders?").isEmpty(), "marking deletes the example");
+        assertTrue(store.isMarkedWrong("shop", "how many orders"));
+        assertFalse(store.isMarkedWrong("hr", "How many orders?"));
+        assertEquals(0, store.count(), "a mark is not an example");
+        store.clearWrong("shop", "HOW MANY ORDERS?");
+        assertFalse(store.isMarkedWrong("shop", "How many orders?"));
+    }
+}

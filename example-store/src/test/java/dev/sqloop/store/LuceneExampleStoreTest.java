@@ -1,0 +1,46 @@
+package dev.sqloop.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The contract on the embedded Lucene store, plus what must hold across a restart. */
+class LuceneExampleStoreTest extends ExampleStoreContract {
+    @TempDir
+    Path dir;
+
+    @Override
+    protected ExampleStore newStore() {
+        return LuceneExampleStore.open(dir);
+    }
+
+    private void restart() {
+        store.close();
+        store = LuceneExampleStore.open(dir);
+    }
+
+    @Test
+    void shouldKeepExamplesFixesAndDeletionsAcrossARestart() {
+        float[] v = randomVector(21);
+        store.upsert(example("shop", "kept", "SELECT 'kept'"), v);
+        store.upsert(example("shop", "deleted", "SELECT 'deleted'"), near(v, 22, 0.01));
+        store.upsertFix(new ErrorFix("shop", "syntax error at FORM", "syntax_error", "SELECT 1 FORM t", "SELECT 1 FROM t",
+                "duckdb", "q", null), v);
+        store.delete("shop", "deleted");
+        restart();
+        assertEquals(1, store.count());
+        assertEquals(1, store.countFixes());
+        assertEquals("SELECT 'kept'", store.find("shop", "kept").orElseThrow().sql());
+        assertEquals(1, store.search("shop", v, 5, -1).size(), "the deleted example stays deleted after restart");
+    }
+
+    @Test
+    void shouldKeepAWrongMarkAcrossARestart() {
+        store.markWrong("shop", "Which products sell best?");
+        restart();
+        assertTrue(store.isMarkedWrong("shop", "which products sell best"));
+    }
+}
