@@ -64,7 +64,6 @@ public final class StageRunner<I> implements AutoCloseable {
     private final RunnerSettings settings;
     private final MeterRegistry registry;
     private final RecordHandler<I> handler;
-    private final DeadLetterReporter deadLetters;
     private final AcknowledgedProducer output;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -98,7 +97,7 @@ public final class StageRunner<I> implements AutoCloseable {
         this.consumerThread = Thread.ofPlatform().name("sqloop-" + stage.name() + "-consumer").unstarted(this::runLoop);
         this.retries = Counter.builder("sqloop.stage.infrastructure.retries").description("Infrastructure retries (never repair attempts)")
                 .tag("stage", stage.name()).register(registry);
-        this.deadLetters = new DeadLetterReporter(stage.name(),
+        DeadLetterReporter deadLetters = new DeadLetterReporter(stage.name(),
                 reason -> registry.counter("sqloop.dlq.records", "stage", stage.name(), "reason", reason).increment());
         this.handler = new RecordHandler<>(stage, settings.retry(), clock, deadLetters, () -> stopping, retries::increment,
                 RecordHandler.Sleeper.REAL);
