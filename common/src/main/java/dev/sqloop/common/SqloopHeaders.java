@@ -1,6 +1,12 @@
 package dev.sqloop.common;
 
-/** Kafka header names that every stage reads and writes (values are UTF-8 strings). */
+/**
+ * Kafka header names on every sqloop record (values are UTF-8 strings). The {@code sqloop-*} headers mirror fields of
+ * the message ({@link dev.sqloop.common.message.Message#headers()}) so operators, tooling and dead letters can see a
+ * record's question, attempt, tenant and deadline without decoding it; no stage reads them — a stage reads its
+ * message. The runner reads two: {@code sqloop-deadline} (for messages without a deadline field) and
+ * {@code traceparent}.
+ */
 public final class SqloopHeaders {
     public static final String ATTEMPT = "sqloop-attempt";
     public static final String MAX_ATTEMPTS = "sqloop-max-attempts";

@@ -1,50 +1,66 @@
 package dev.sqloop.common;
 
+import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.BatchManifest;
+import dev.sqloop.common.message.ExampleCommand;
+import dev.sqloop.common.message.ExampleRecord;
+import dev.sqloop.common.message.FeedbackCommand;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
 import java.util.List;
 
-/** The one registry of sqloop topic names and their intended partition counts. */
+/** The one registry of sqloop topics: each named with the message type it carries, and its partition count. */
 public final class Topics {
-    public static final String RETRIEVE_EXAMPLES = "retrieve-examples";
-    public static final String GENERATE = "generate";
-    public static final String STATIC_VALIDATE = "static-validate";
-    public static final String EXECUTE = "execute";
-    public static final String REPAIR_FEEDBACK = "repair-feedback";
-    public static final String SUCCESS = "success";
-    public static final String RESULTS = "results";
-    public static final String EVENTS = "events";
-    public static final String FEEDBACK = "feedback";
-    public static final String DLQ = "dlq";
+    public static final Topic<QuestionTask> RETRIEVE_EXAMPLES = Topic.of("retrieve-examples", QuestionTask.class);
+    public static final Topic<QuestionTask> GENERATE = Topic.of("generate", QuestionTask.class);
+    public static final Topic<QuestionTask> STATIC_VALIDATE = Topic.of("static-validate", QuestionTask.class);
+    public static final Topic<QuestionTask> EXECUTE = Topic.of("execute", QuestionTask.class);
+    public static final Topic<QuestionTask> REPAIR_FEEDBACK = Topic.of("repair-feedback", QuestionTask.class);
+    public static final Topic<QuestionTask> SUCCESS = Topic.of("success", QuestionTask.class);
+    public static final Topic<QuestionResult> RESULTS = Topic.of("results", QuestionResult.class);
+    public static final Topic<AttemptEvent> EVENTS = Topic.of("events", AttemptEvent.class);
+    public static final Topic<FeedbackCommand> FEEDBACK = Topic.of("feedback", FeedbackCommand.class);
+    /** Dead letters: the original record's bytes, whatever its type, plus {@code sqloop.error.*} headers. */
+    public static final Topic<byte[]> DLQ = Topic.of("dlq", byte[].class);
     /** Batch manifests (id, tenant, size), compacted: the gateway's batch progress reads them. */
-    public static final String BATCHES = "batches";
+    public static final Topic<BatchManifest> BATCHES = Topic.of("batches", BatchManifest.class);
     /**
      * Every example in the few-shot store, compacted, keyed by example id; a tombstone when one is deleted. Only the
      * fewshot service writes it (after its store write); the gateway reads it into a global table for {@code /v1/examples}.
      */
-    public static final String EXAMPLES = "examples";
+    public static final Topic<ExampleRecord> EXAMPLES = Topic.of("examples", ExampleRecord.class);
     /** Curators' example commands from the gateway ({@code POST/DELETE /v1/examples}), applied by the fewshot service. */
-    public static final String EXAMPLE_COMMANDS = "example-commands";
+    public static final Topic<ExampleCommand> EXAMPLE_COMMANDS = Topic.of("example-commands", ExampleCommand.class);
 
     /** A topic and how it is created: partitions, and whether it is compacted (latest value per key). */
-    public record Spec(String name, int partitions, boolean compacted) {}
+    public record Spec(String name, int partitions, boolean compacted) {
+        public Spec(Topic<?> topic, int partitions, boolean compacted) {
+            this(topic.name(), partitions, compacted);
+        }
+
+        public static Spec of(Topic<?> topic, int partitions, boolean compacted) {
+            return new Spec(topic.name(), partitions, compacted);
+        }
+    }
 
     /**
      * Every topic with its intended partition count. Work topics get 6 partitions so a stage can run up to
      * six consumer-group members; in-flight concurrency inside one member does not need more.
      */
     public static final List<Spec> ALL = List.of(
-            new Spec(RETRIEVE_EXAMPLES, 6, false),
-            new Spec(GENERATE, 6, false),
-            new Spec(STATIC_VALIDATE, 6, false),
-            new Spec(EXECUTE, 6, false),
-            new Spec(REPAIR_FEEDBACK, 6, false),
-            new Spec(SUCCESS, 6, false),
-            new Spec(RESULTS, 6, true),
-            new Spec(EVENTS, 6, false),
-            new Spec(FEEDBACK, 1, false),
-            new Spec(BATCHES, 6, true),
-            new Spec(EXAMPLES, 6, true),
-            new Spec(EXAMPLE_COMMANDS, 1, false),
-            new Spec(DLQ, 1, false));
+            Spec.of(RETRIEVE_EXAMPLES, 6, false),
+            Spec.of(GENERATE, 6, false),
+            Spec.of(STATIC_VALIDATE, 6, false),
+            Spec.of(EXECUTE, 6, false),
+            Spec.of(REPAIR_FEEDBACK, 6, false),
+            Spec.of(SUCCESS, 6, false),
+            Spec.of(RESULTS, 6, true),
+            Spec.of(EVENTS, 6, false),
+            Spec.of(FEEDBACK, 1, false),
+            Spec.of(BATCHES, 6, true),
+            Spec.of(EXAMPLES, 6, true),
+            Spec.of(EXAMPLE_COMMANDS, 1, false),
+            Spec.of(DLQ, 1, false));
 
     private Topics() {}
 }

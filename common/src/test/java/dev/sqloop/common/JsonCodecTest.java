@@ -33,6 +33,19 @@ class JsonCodecTest {
     }
 
     @Test
+    void shouldCarryTheDialectAndReadATaskWithoutOneFromAnOlderProducer() throws Exception {
+        QuestionTask task = QuestionTask.create("q1", "acme", "demo", "x", 3, Instant.EPOCH).withDialect(Dialect.TRINO);
+        assertTrue(JsonCodec.encodeToString(task).contains("\"dialect\":\"trino\""), JsonCodec.encodeToString(task));
+        QuestionTask back = JsonCodec.decode(JsonCodec.encode(task), QuestionTask.class);
+        assertEquals(Dialect.TRINO, back.dialect());
+        assertEquals(Dialect.TRINO, back.withSql("SELECT 1", null).nextAttempt("fix").withTiming("x", 1).dialect(), "kept by every step");
+
+        String older = "{\"questionId\":\"q\",\"datasource\":\"d\",\"question\":\"x\",\"attempt\":1,\"maxAttempts\":3}";
+        assertEquals(null, JsonCodec.decode(older.getBytes(StandardCharsets.UTF_8), QuestionTask.class).dialect(),
+                "no dialect: the stage falls back to its datasource settings");
+    }
+
+    @Test
     void shouldRejectMissingRequiredFieldsNamingThem() {
         String json = "{\"datasource\":\"d\",\"question\":\"x\",\"attempt\":1,\"maxAttempts\":3}";
         JsonCodec.DecodeException e = assertThrows(JsonCodec.DecodeException.class,

@@ -158,7 +158,7 @@ class ExamplesApiIT {
                 JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo")));
         assertEquals(202, r.statusCode(), r.body());
         String questionId = json(r).get("id").asText();
-        QuestionTask forwarded = JsonCodec.decode(awaitRecord(Topics.GENERATE, questionId).value(), QuestionTask.class);
+        QuestionTask forwarded = JsonCodec.decode(awaitRecord(Topics.GENERATE.name(), questionId).value(), QuestionTask.class);
         return forwarded.examples().stream().map(e -> e.sql()).toList();
     }
 
@@ -194,8 +194,8 @@ class ExamplesApiIT {
 
     @Test
     void shouldRefuseBadInputWithAReasonAndProduceNothing() throws Exception {
-        long commandsBefore = endOffsets(Topics.EXAMPLE_COMMANDS);
-        long examplesBefore = endOffsets(Topics.EXAMPLES);
+        long commandsBefore = endOffsets(Topics.EXAMPLE_COMMANDS.name());
+        long examplesBefore = endOffsets(Topics.EXAMPLES.name());
         String ok = "\"question\":\"How many nations?\",\"datasource\":\"demo\"";
         record Case(String method, String path, String type, String body, int status, String error, String field) {}
         List<Case> cases = List.of(
@@ -236,8 +236,8 @@ class ExamplesApiIT {
         assertEquals(401, send(gateway, "GET", "/v1/examples", null, null, null).statusCode());
         assertEquals(401, send(gateway, "POST", "/v1/examples", "wrong", "application/json", "{" + ok + ",\"sql\":\"SELECT 1\"}").statusCode());
         Thread.sleep(500); // a command produced by mistake would be on the topic by now
-        assertEquals(commandsBefore, endOffsets(Topics.EXAMPLE_COMMANDS), "no refused request produced a command");
-        assertEquals(examplesBefore, endOffsets(Topics.EXAMPLES), "and nothing changed in the store");
+        assertEquals(commandsBefore, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "no refused request produced a command");
+        assertEquals(examplesBefore, endOffsets(Topics.EXAMPLES.name()), "and nothing changed in the store");
     }
 
     // ------------------------------------------------------------------ tenants, idempotency
@@ -253,7 +253,7 @@ class ExamplesApiIT {
         JsonNode seenByB = awaitListed(gateway, "?q=acctbal", KEY_B, id);
         assertFalse(seenByB.get("deletable").asBoolean(), "another tenant sees it (shared per datasource) but may not change it");
         assertFalse(seenByB.has("tenant"), "the creating tenant is not shown");
-        long commands = endOffsets(Topics.EXAMPLE_COMMANDS);
+        long commands = endOffsets(Topics.EXAMPLE_COMMANDS.name());
         assertEquals(403, send(gateway, "DELETE", "/v1/examples/" + id, KEY_B, null, null).statusCode());
         HttpResponse<String> conflict = send(gateway, "POST", "/v1/examples", KEY_B, "application/json",
                 JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo", "sql", "SELECT max(s_acctbal) FROM supplier")));
@@ -268,19 +268,19 @@ class ExamplesApiIT {
         assertEquals(id, json(respelled).get("id").asText(), "the same question, spelt differently, is the same example");
         String seedId = listAll(gateway, "?source=seed&prefix=" + URLEncoder.encode(SEEDS.get(2), StandardCharsets.UTF_8), KEY_A).getFirst().get("id").asText();
         assertEquals(403, send(gateway, "DELETE", "/v1/examples/" + seedId, KEY_A, null, null).statusCode(), "seeds are for curators");
-        assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS), "refused and unchanged requests produced no command");
+        assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "refused and unchanged requests produced no command");
 
         // feedback on tenant-b's own question with the same text would change tenant-a's example: the same rules
         String asked = json(send(gateway, "POST", "/v1/questions", KEY_B, "application/json",
                 JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo")))).get("id").asText();
         awaitStatus(gateway, "/v1/questions/" + asked, KEY_B, 200);
-        long feedback = endOffsets(Topics.FEEDBACK);
+        long feedback = endOffsets(Topics.FEEDBACK.name());
         for (String action : List.of("unsave", "mark-wrong", "save")) {
             HttpResponse<String> refused = send(gateway, "POST", "/v1/questions/" + asked + "/feedback", KEY_B, "application/json",
                     JsonCodec.encodeToString(Map.of("action", action, "sql", "SELECT 1")));
             assertEquals(403, refused.statusCode(), action + ": " + refused.body());
         }
-        assertEquals(feedback, endOffsets(Topics.FEEDBACK), "refused feedback produced nothing");
+        assertEquals(feedback, endOffsets(Topics.FEEDBACK.name()), "refused feedback produced nothing");
 
         assertEquals(202, send(gateway, "DELETE", "/v1/examples/" + seedId, KEY_CURATOR, null, null).statusCode(), "a curator may");
         awaitStatus(gateway, "/v1/examples/" + seedId, KEY_A, 404);
@@ -295,7 +295,7 @@ class ExamplesApiIT {
                 .withSql("SELECT o_clerk, count(*) FROM orders GROUP BY ALL", null)
                 .withExecution(new Execution(List.of("o_clerk", "n"), List.of("VARCHAR", "BIGINT"), 10, List.of(), 3));
         try (Producer<byte[], byte[]> p = KafkaClients.producer(kafka, "it-success")) {
-            p.send(new ProducerRecord<>(Topics.SUCCESS, success.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(success))).get();
+            p.send(new ProducerRecord<>(Topics.SUCCESS.name(), success.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(success))).get();
         }
         String prefix = "?prefix=" + URLEncoder.encode(question, StandardCharsets.UTF_8);
         JsonNode captured = awaitListed(gateway, prefix, KEY_B, null);

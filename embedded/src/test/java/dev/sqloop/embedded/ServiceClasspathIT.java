@@ -135,7 +135,7 @@ class ServiceClasspathIT {
                 .withSql("SELECT answer FROM answers", TokenUsage.ZERO);
         KafkaSettings kafka = KafkaSettings.of(broker.bootstrapServers());
         try (Producer<byte[], byte[]> p = KafkaClients.producer(kafka, "cp-it")) {
-            p.send(new ProducerRecord<>(Topics.EXECUTE, id.getBytes(StandardCharsets.UTF_8), JsonCodec.encode(task))).get();
+            p.send(new ProducerRecord<>(Topics.EXECUTE.name(), id.getBytes(StandardCharsets.UTF_8), JsonCodec.encode(task))).get();
         }
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
@@ -143,7 +143,7 @@ class ServiceClasspathIT {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of(Topics.RESULTS));
+            c.subscribe(List.of(Topics.RESULTS.name()));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (System.nanoTime() < deadline) {
                 for (var r : c.poll(Duration.ofMillis(200))) {

@@ -14,7 +14,6 @@ import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.gateway.Gateway;
 import dev.sqloop.gateway.GatewayConfig;
@@ -46,7 +45,7 @@ class SubmitTerminalIT {
             return QuestionTask.class;
         }
 
-        public Outcome process(QuestionTask t, StageContext ctx) throws InterruptedException {
+        public Outcome process(QuestionTask t) throws InterruptedException {
             Thread.sleep(1500);
             return Outcome.finish(QuestionResult.succeeded(t.withSql("SELECT 1", null), Instant.now()));
         }

@@ -8,9 +8,9 @@ import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -22,7 +22,7 @@ import java.util.Optional;
  * retry) goes to {@code repair-feedback} as an issue; an unreachable warehouse is retried by the runner and,
  * once its budget is spent, ends the question as {@code warehouse_unavailable}.
  */
-public final class ExecuteStage implements Stage<QuestionTask> {
+public final class ExecuteStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "execute";
 
     private final Datasources datasources;
@@ -30,27 +30,24 @@ public final class ExecuteStage implements Stage<QuestionTask> {
     private final Clock clock;
 
     public ExecuteStage(Datasources datasources, QueryRunner executor, Clock clock) {
+        super(NAME, QuestionTask.class);
         this.datasources = datasources;
         this.executor = executor;
         this.clock = clock;
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
-    }
-
-    @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         Optional<DatasourceConfig> ds = datasources.find(task.datasource());
         if (ds.isEmpty()) {
             return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,
                     "unknown datasource '" + task.datasource() + "' (known: " + datasources.names() + ")", clock.instant()));
+        }
+        if (task.dialect() != null && task.dialect() != ds.get().dialect()) {
+            // The connection decides the engine; a question resolved to another dialect was written for another engine.
+            return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null, "datasource '" + task.datasource()
+                    + "' is " + ds.get().dialect().wireName() + " here but the question was submitted for "
+                    + task.dialect().wireName() + ": SQLOOP_DATASOURCE_<NAME>_DIALECT differs between services", clock.instant()));
         }
         if (task.sql() == null || task.sql().isBlank()) {
             return Outcome.repair(task.withIssues(List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, "no SQL to execute"))));
@@ -75,7 +72,7 @@ public final class ExecuteStage implements Stage<QuestionTask> {
     /** An exhausted infrastructure budget means the warehouse stayed unreachable: say so, never "in progress". */
     @Override
     public Outcome onGiveUp(QuestionTask task, Exception cause, boolean infrastructure, Instant now) {
-        if (!infrastructure) return Stage.super.onGiveUp(task, cause, false, now);
+        if (!infrastructure) return super.onGiveUp(task, cause, false, now);
         return Outcome.finish(QuestionResult.failed(task.withIssues(List.of(Issue.of(NAME, ErrorCategory.CONNECTION_ERROR,
                         Stage.describe(cause)))), Outcomes.WAREHOUSE_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
                 Stage.describe(cause), now));

@@ -66,18 +66,18 @@ class ExecuteStageIT {
                 send(producer, task("unknown", "elsewhere", "SELECT 1"));
                 producer.flush();
 
-                QuestionTask ok = JsonCodec.decode(read(kafka, Topics.SUCCESS, 1).get("ok"), QuestionTask.class);
+                QuestionTask ok = JsonCodec.decode(read(kafka, Topics.SUCCESS.name(), 1).get("ok"), QuestionTask.class);
                 assertEquals(25, ok.execution().rowCount());
                 assertEquals(List.of("n_name"), ok.execution().columns());
                 assertEquals("ALGERIA", ok.execution().preview().get(0).get(0));
 
-                Map<String, byte[]> repairs = read(kafka, Topics.REPAIR_FEEDBACK, 2);
+                Map<String, byte[]> repairs = read(kafka, Topics.REPAIR_FEEDBACK.name(), 2);
                 QuestionTask bad = JsonCodec.decode(repairs.get("bad"), QuestionTask.class);
                 assertEquals(ErrorCategory.COLUMN_NOT_FOUND, bad.issues().get(0).category());
                 assertTrue(bad.issues().get(0).candidates().contains("n_name"), bad.issues().toString());
                 assertEquals(ErrorCategory.READ_ONLY_VIOLATION, JsonCodec.decode(repairs.get("write"), QuestionTask.class).issues().get(0).category());
 
-                Map<String, byte[]> results = read(kafka, Topics.RESULTS, 3);
+                Map<String, byte[]> results = read(kafka, Topics.RESULTS.name(), 3);
                 QuestionResult succeeded = JsonCodec.decode(results.get("ok"), QuestionResult.class);
                 assertEquals(QuestionResult.SUCCEEDED, succeeded.status(), "a success also writes the final result");
                 assertEquals(25, succeeded.execution().rowCount());
@@ -94,7 +94,7 @@ class ExecuteStageIT {
     }
 
     private static void send(Producer<byte[], byte[]> p, QuestionTask t) {
-        p.send(new ProducerRecord<>(Topics.EXECUTE, t.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(t)));
+        p.send(new ProducerRecord<>(Topics.EXECUTE.name(), t.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(t)));
     }
 
     /** Reads {@code topic} from the start until {@code count} distinct keys arrived (60 s at most). */

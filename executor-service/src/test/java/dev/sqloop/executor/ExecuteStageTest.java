@@ -3,6 +3,7 @@ package dev.sqloop.executor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.Topics;
@@ -16,7 +17,6 @@ import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Test;
 class ExecuteStageTest {
     private static final Instant NOW = Instant.parse("2026-11-22T10:00:00Z");
     private static final Datasources DATASOURCES = Datasources.of(DatasourceConfig.of("demo", Dialect.DUCKDB, "jdbc:duckdb:/x", null, null));
-    private static final StageContext CONTEXT = new StageContext(Map.of(), NOW, 0);
 
     private static QuestionTask task(String datasource, String sql) {
         return QuestionTask.create("q1", "t", datasource, "how many?", 3, NOW).withSql(sql, TokenUsage.ZERO);
@@ -40,11 +39,11 @@ class ExecuteStageTest {
     @Test
     void shouldForwardToSuccessAndWriteTheFinalResult() {
         Execution e = new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(List.of(3L)), 2);
-        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"));
         assertEquals("forward", out.kind());
-        assertEquals(Topics.SUCCESS, out.emissions().get(0).topic());
+        assertEquals(Topics.SUCCESS.name(), out.emissions().get(0).topic());
         assertEquals(e, ((QuestionTask) out.emissions().get(0).message()).execution());
-        assertEquals(Topics.RESULTS, out.emissions().get(1).topic());
+        assertEquals(Topics.RESULTS.name(), out.emissions().get(1).topic());
         dev.sqloop.common.message.QuestionResult result = (dev.sqloop.common.message.QuestionResult) out.emissions().get(1).message();
         assertEquals(dev.sqloop.common.message.QuestionResult.SUCCEEDED, result.status());
         assertEquals("first_attempt_success", result.reason());
@@ -55,9 +54,9 @@ class ExecuteStageTest {
     @Test
     void shouldRouteAnEngineErrorToRepairWithItsCandidates() {
         EngineError err = EngineError.sql(ErrorCategory.COLUMN_NOT_FOUND, "Binder Error: …", "foo", List.of("food"));
-        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Failed(err)).process(task("DEMO", "SELECT foo"), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Failed(err)).process(task("DEMO", "SELECT foo"));
         assertEquals("repair", out.kind());
-        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().get(0).topic());
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), out.emissions().get(0).topic());
         QuestionTask t = (QuestionTask) out.emissions().get(0).message();
         assertEquals(1, t.issues().size());
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, t.issues().get(0).category());
@@ -69,16 +68,29 @@ class ExecuteStageTest {
     @Test
     void shouldEndAQuestionOnAnUnknownDatasource() {
         Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError("must not run"); })
-                .process(task("nope", "SELECT 1"), CONTEXT);
+                .process(task("nope", "SELECT 1"));
         QuestionResult r = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
         assertEquals(Outcomes.UNKNOWN_DATASOURCE, r.reason());
-        assertEquals(Topics.RESULTS, out.emissions().get(0).topic());
+        assertEquals(Topics.RESULTS.name(), out.emissions().get(0).topic());
+    }
+
+    @Test
+    void shouldRefuseAQuestionResolvedForAnotherEngineThanTheConnection() {
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError("must not run"); })
+                .process(task("demo", "SELECT 1").withDialect(Dialect.TRINO));
+        QuestionResult r = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
+        assertEquals(Outcomes.UNKNOWN_DATASOURCE, r.reason());
+        assertTrue(r.errorMessage().contains("duckdb here but the question was submitted for trino"), r.errorMessage());
+        Outcome.Send same = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(
+                new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.of(1)), 1)))
+                .process(task("demo", "SELECT 1").withDialect(Dialect.DUCKDB));
+        assertEquals("forward", same.kind());
     }
 
     @Test
     void shouldLetTheRunnerRetryAnUnreachableWarehouse() {
         ExecuteStage s = stage((ds, sql) -> { throw new InfrastructureException("down", null); });
-        assertThrows(InfrastructureException.class, () -> s.process(task("demo", "SELECT 1"), CONTEXT));
+        assertThrows(InfrastructureException.class, () -> s.process(task("demo", "SELECT 1")));
     }
 
     @Test
@@ -93,7 +105,7 @@ class ExecuteStageTest {
 
     @Test
     void shouldAskForSqlWhenThereIsNone() {
-        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError(); }).process(task("demo", " "), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError(); }).process(task("demo", " "));
         assertEquals("repair", out.kind());
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, ((QuestionTask) out.emissions().get(0).message()).issues().get(0).category());
     }

@@ -24,7 +24,6 @@ import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.RetryPolicy;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.DefogQuestions;
 import dev.sqloop.testkit.engines.HiveServer;
@@ -285,7 +284,7 @@ class HiveExecutorIT {
                 for (int retry = 0; outcome == null; retry++) {
                     long a0 = System.nanoTime();
                     try {
-                        outcome = stage.process(task, new StageContext(Map.of(), Instant.now(), retry));
+                        outcome = stage.process(task);
                     } catch (InfrastructureException e) {
                         attemptsMs.add((System.nanoTime() - a0) / 1_000_000);
                         assertTrue(e.getMessage().contains("frozen"), e.getMessage());

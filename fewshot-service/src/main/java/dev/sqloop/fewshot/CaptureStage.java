@@ -2,9 +2,8 @@ package dev.sqloop.fewshot;
 
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ErrorFix;
 import dev.sqloop.store.ExampleStore;
@@ -22,7 +21,7 @@ import java.util.Optional;
  * is {@code previousSql}, and the error is the previous attempt's first issue ({@code previousIssues}).
  * A captured example is published on {@code examples}, owned by the tenant whose question it answered.
  */
-public final class CaptureStage implements Stage<QuestionTask> {
+public final class CaptureStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "capture";
     public static final String DIALECT = "dialect";
 
@@ -32,6 +31,7 @@ public final class CaptureStage implements Stage<QuestionTask> {
     private final Clock clock;
 
     public CaptureStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+        super(NAME, QuestionTask.class);
         this.embedder = embedder;
         this.store = store;
         this.config = config;
@@ -39,23 +39,14 @@ public final class CaptureStage implements Stage<QuestionTask> {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
-    }
-
-    @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         if (task.sql() == null || task.sql().isBlank()) return Outcome.drop("no sql");
         if (config.captureRequireRows() && (task.execution() == null || task.execution().rowCount() <= 0)) {
             return Outcome.drop("no rows returned");
         }
         if (store.isMarkedWrong(task.datasource(), task.question())) return Outcome.drop("marked wrong");
-        String dialect = task.metadata().getOrDefault(DIALECT, config.defaultDialect());
+        // the gateway resolved it; a task from an older producer may still name it in its metadata
+        String dialect = task.dialect() != null ? task.dialect().wireName() : task.metadata().getOrDefault(DIALECT, config.defaultDialect());
         Optional<StoredExample> existing = store.find(task.datasource(), task.question());
         boolean curated = existing.map(e -> !StoredExample.AUTO.equals(e.source())).orElse(false);
         StoredExample captured = new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,

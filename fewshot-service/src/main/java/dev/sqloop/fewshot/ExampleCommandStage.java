@@ -1,9 +1,8 @@
 package dev.sqloop.fewshot;
 
 import dev.sqloop.common.message.ExampleCommand;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ExampleStore;
 import dev.sqloop.store.StoredExample;
@@ -15,7 +14,7 @@ import java.time.Clock;
  * it. Each change is published on {@code examples}, where the gateway lists it. The gateway validated the command
  * and checked who may change the example; this stage only refuses what it cannot apply.
  */
-public final class ExampleCommandStage implements Stage<ExampleCommand> {
+public final class ExampleCommandStage extends AbstractStage<ExampleCommand> {
     public static final String NAME = "example-commands";
 
     private final Embedder embedder;
@@ -24,6 +23,7 @@ public final class ExampleCommandStage implements Stage<ExampleCommand> {
     private final Clock clock;
 
     public ExampleCommandStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+        super(NAME, ExampleCommand.class);
         this.embedder = embedder;
         this.store = store;
         this.config = config;
@@ -31,17 +31,7 @@ public final class ExampleCommandStage implements Stage<ExampleCommand> {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<ExampleCommand> inputType() {
-        return ExampleCommand.class;
-    }
-
-    @Override
-    public Outcome process(ExampleCommand c, StageContext context) {
+    public Outcome process(ExampleCommand c) {
         String id = Questions.exampleId(c.datasource(), c.question()).toString();
         // the gateway named the example by the same derivation; a mismatch means the two disagree on normalization
         if (!id.equals(c.exampleId())) return Outcome.drop("example id " + c.exampleId() + " does not match its question (" + id + ")");

@@ -47,7 +47,7 @@ public final class ExampleTopic {
 
     /** The stored example, published under its id ({@code kind} tags the stage's outcome metrics). */
     public static Outcome.Send published(String kind, StoredExample stored) {
-        return new Outcome.Send(kind, List.of(new Outcome.Emission(Topics.EXAMPLES, recordOf(stored))));
+        return Outcome.send(kind, Topics.EXAMPLES, recordOf(stored));
     }
 
     /**
@@ -73,14 +73,14 @@ public final class ExampleTopic {
             stored.add(r.id());
             byte[] value = JsonCodec.encode(r);
             if (!Arrays.equals(value, onTopic.get(r.id()))) {
-                changes.add(new ProducerRecord<>(Topics.EXAMPLES, utf8(r.id()), value));
+                changes.add(new ProducerRecord<>(Topics.EXAMPLES.name(), utf8(r.id()), value));
                 published[0]++;
             }
         });
         int removed = 0;
         for (String id : onTopic.keySet()) {
             if (!stored.contains(id)) {
-                changes.add(new ProducerRecord<>(Topics.EXAMPLES, utf8(id), null));
+                changes.add(new ProducerRecord<>(Topics.EXAMPLES.name(), utf8(id), null));
                 removed++;
             }
         }
@@ -95,7 +95,7 @@ public final class ExampleTopic {
         Map<String, byte[]> latest = new HashMap<>();
         long deadline = System.nanoTime() + timeout.toNanos();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(Topics.EXAMPLES, timeout).stream()
+            List<TopicPartition> partitions = consumer.partitionsFor(Topics.EXAMPLES.name(), timeout).stream()
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);

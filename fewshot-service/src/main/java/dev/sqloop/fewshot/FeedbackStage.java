@@ -1,9 +1,8 @@
 package dev.sqloop.fewshot;
 
 import dev.sqloop.common.message.FeedbackCommand;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ExampleStore;
 import dev.sqloop.store.StoredExample;
@@ -16,7 +15,7 @@ import java.util.Locale;
  * {@code unsave} deletes it, {@code mark-wrong} deletes it and keeps auto-capture away from the question for good.
  * Each change is published on {@code examples} (a tombstone for a deletion).
  */
-public final class FeedbackStage implements Stage<FeedbackCommand> {
+public final class FeedbackStage extends AbstractStage<FeedbackCommand> {
     public static final String NAME = "feedback";
 
     private final Embedder embedder;
@@ -25,6 +24,7 @@ public final class FeedbackStage implements Stage<FeedbackCommand> {
     private final Clock clock;
 
     public FeedbackStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+        super(NAME, FeedbackCommand.class);
         this.embedder = embedder;
         this.store = store;
         this.config = config;
@@ -32,17 +32,7 @@ public final class FeedbackStage implements Stage<FeedbackCommand> {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<FeedbackCommand> inputType() {
-        return FeedbackCommand.class;
-    }
-
-    @Override
-    public Outcome process(FeedbackCommand c, StageContext context) {
+    public Outcome process(FeedbackCommand c) {
         if (blank(c.datasource()) || blank(c.question())) return Outcome.drop(c.action() + " needs datasource and question");
         return switch (c.action().toLowerCase(Locale.ROOT)) {
             case "save" -> {

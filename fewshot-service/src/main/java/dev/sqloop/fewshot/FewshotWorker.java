@@ -2,6 +2,7 @@ package dev.sqloop.fewshot;
 
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.datasource.Datasources;
@@ -57,7 +58,7 @@ public final class FewshotWorker {
                 ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds), config.schemaName()),
                 embedder, SchemaLinker.Settings.DEFAULTS, clock);
         List<StageRunner<?>> runners = List.of(
-                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, registry),
+                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
                         Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry),
                 KafkaClients.runner(new CaptureStage(embedder, store, config, clock),
                         Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),

@@ -5,15 +5,16 @@ import dev.sqloop.common.message.Example;
 import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.common.runtime.StageMetrics;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ExampleStore;
 import dev.sqloop.store.Scored;
 import dev.sqloop.store.StoredExample;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,10 +27,10 @@ import org.slf4j.LoggerFactory;
  * A question already answered (same question after normalization, or similar enough when configured) skips the
  * LLM: its stored SQL goes to {@code static-validate} as attempt 1, and validation and execution still run.
  */
-public final class RetrieveExamplesStage implements Stage<QuestionTask> {
+public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "retrieve-examples";
     /** Counter, tags datasource, kind = exact | similar: questions answered from memory without an LLM call. */
-    public static final String SHORTCUTS = "sqloop.fewshot.shortcuts";
+    public static final String SHORTCUTS = Metrics.FEWSHOT_SHORTCUTS;
 
     private static final Logger log = LoggerFactory.getLogger(RetrieveExamplesStage.class);
 
@@ -38,30 +39,21 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
     private final SchemaLinker linker;
     private final ConstraintExtractor constraints;
     private final FewshotConfig config;
-    private final MeterRegistry registry;
+    private final StageMetrics metrics;
 
     public RetrieveExamplesStage(Embedder embedder, ExampleStore store, SchemaLinker linker, ConstraintExtractor constraints,
-                                 FewshotConfig config, MeterRegistry registry) {
+                                 FewshotConfig config, StageMetrics metrics) {
+        super(NAME, QuestionTask.class);
         this.embedder = embedder;
         this.store = store;
         this.linker = linker;
         this.constraints = constraints;
         this.config = config;
-        this.registry = registry;
+        this.metrics = metrics;
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
-    }
-
-    @Override
-    public Outcome process(QuestionTask task, StageContext context) throws Exception {
+    public Outcome process(QuestionTask task) throws Exception {
         long start = System.nanoTime();
         float[] vector = embedder.embed(task.question());
         // twice k: near-duplicates are dropped after the search
@@ -76,7 +68,7 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
         long millis = (System.nanoTime() - start) / 1_000_000;
         if (shortcut.isPresent()) {
             QuestionTask answered = enriched.withSql(shortcut.get(), null).withTiming(NAME, millis);
-            return new Outcome.Send("shortcut", List.of(new Outcome.Emission(Topics.STATIC_VALIDATE, answered)));
+            return Outcome.send("shortcut", Topics.STATIC_VALIDATE, answered);
         }
         return Outcome.forward(Topics.GENERATE, enriched.withTiming(NAME, millis));
     }
@@ -96,12 +88,12 @@ public final class RetrieveExamplesStage implements Stage<QuestionTask> {
         if (config.shortcutExact()) {
             Optional<StoredExample> same = store.find(task.datasource(), task.question());
             if (same.isPresent()) {
-                registry.counter(SHORTCUTS, "datasource", task.datasource(), "kind", "exact").increment();
+                metrics.shortcut(task.datasource(), "exact");
                 return Optional.of(same.get().sql());
             }
         }
         if (!hits.isEmpty() && hits.getFirst().score() >= config.shortcutSimilarity()) {
-            registry.counter(SHORTCUTS, "datasource", task.datasource(), "kind", "similar").increment();
+            metrics.shortcut(task.datasource(), "similar");
             return Optional.of(hits.getFirst().value().sql());
         }
         return Optional.empty();

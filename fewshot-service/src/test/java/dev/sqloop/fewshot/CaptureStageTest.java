@@ -8,7 +8,6 @@ import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.store.StoredExample;
@@ -48,15 +47,14 @@ class CaptureStageTest {
             Embedder embedder = TestModel.embedder();
             CaptureStage strict = new CaptureStage(embedder, store, FewshotConfig.defaults(), Clock.systemUTC());
             CaptureStage lenient = new CaptureStage(embedder, store, FewshotConfig.defaults().withCaptureRequireRows(false), Clock.systemUTC());
-            StageContext ctx = new StageContext(Map.of(), Instant.now(), 0);
 
-            strict.process(success("Orders from 1900?", "SELECT * FROM orders WHERE year = 1900", 0), ctx);
+            strict.process(success("Orders from 1900?", "SELECT * FROM orders WHERE year = 1900", 0));
             assertEquals(0, store.count());
-            lenient.process(success("Orders from 1900?", "SELECT * FROM orders WHERE year = 1900", 0), ctx);
+            lenient.process(success("Orders from 1900?", "SELECT * FROM orders WHERE year = 1900", 0));
             assertEquals(1, store.count());
 
             store.upsert(new StoredExample("shop", "Best sellers", "SELECT curated", "duckdb", StoredExample.MANUAL, null), embedder.embed("Best sellers"));
-            strict.process(success("best sellers", "SELECT automatic", 5), ctx);
+            strict.process(success("best sellers", "SELECT automatic", 5));
             assertEquals("SELECT curated", store.find("shop", "Best sellers").orElseThrow().sql());
         }
     }

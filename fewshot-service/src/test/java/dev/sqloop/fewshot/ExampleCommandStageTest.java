@@ -11,7 +11,6 @@ import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.message.FeedbackCommand;
 import dev.sqloop.common.message.Tombstone;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.store.LuceneExampleStore;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -23,7 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Curator commands change the store and publish the change on {@code examples}, with the real model and store. */
 class ExampleCommandStageTest {
-    private static final StageContext CTX = new StageContext(Map.of(), Instant.now(), 0);
     @TempDir
     Path dir;
 
@@ -38,8 +36,8 @@ class ExampleCommandStageTest {
             ExampleCommandStage stage = new ExampleCommandStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
             store.markWrong("shop", "How many orders?");
 
-            Outcome.Send up = assertInstanceOf(Outcome.Send.class, stage.process(command("upsert", "How many orders?", "SELECT count(*) FROM orders"), CTX));
-            assertEquals(Topics.EXAMPLES, up.emissions().getFirst().topic());
+            Outcome.Send up = assertInstanceOf(Outcome.Send.class, stage.process(command("upsert", "How many orders?", "SELECT count(*) FROM orders")));
+            assertEquals(Topics.EXAMPLES.name(), up.emissions().getFirst().topic());
             ExampleRecord published = assertInstanceOf(ExampleRecord.class, up.emissions().getFirst().message());
             assertEquals(Questions.exampleId("shop", "how many orders").toString(), published.id());
             assertEquals(List.of("manual", "acme", "postgres", "note", List.of("kpi")),
@@ -48,7 +46,7 @@ class ExampleCommandStageTest {
             assertTrue(!store.isMarkedWrong("shop", "How many orders?"), "a curator's example lifts the wrong mark");
 
             for (int delivery = 1; delivery <= 2; delivery++) {
-                Outcome.Send del = assertInstanceOf(Outcome.Send.class, stage.process(command("delete", "How many orders?", null), CTX));
+                Outcome.Send del = assertInstanceOf(Outcome.Send.class, stage.process(command("delete", "How many orders?", null)));
                 Tombstone t = assertInstanceOf(Tombstone.class, del.emissions().getFirst().message(), "delivery " + delivery);
                 assertEquals(published.id(), t.key());
             }
@@ -61,7 +59,7 @@ class ExampleCommandStageTest {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
             ExampleCommandStage stage = new ExampleCommandStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
             ExampleCommand forged = new ExampleCommand(0, "not-the-id", "upsert", "acme", "shop", "q", "SELECT 1", null, null, null, Instant.now());
-            assertInstanceOf(Outcome.Drop.class, stage.process(forged, CTX));
+            assertInstanceOf(Outcome.Drop.class, stage.process(forged));
             assertEquals(0, store.count());
         }
     }
@@ -71,14 +69,14 @@ class ExampleCommandStageTest {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
             FeedbackStage stage = new FeedbackStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
             Outcome.Send saved = assertInstanceOf(Outcome.Send.class, stage.process(
-                    new FeedbackCommand(0, "q1", "save", "acme", "shop", "Best sellers?", "SELECT 1", "postgres", Instant.now()), CTX));
+                    new FeedbackCommand(0, "q1", "save", "acme", "shop", "Best sellers?", "SELECT 1", "postgres", Instant.now())));
             ExampleRecord published = assertInstanceOf(ExampleRecord.class, saved.emissions().getFirst().message());
             assertEquals("acme", published.tenant());
             assertEquals("postgres", published.dialect(), "the datasource's dialect, not the service default");
             assertEquals("postgres", store.find("shop", "Best sellers?").orElseThrow().dialect());
             for (String action : List.of("unsave", "mark-wrong")) {
                 Outcome.Send gone = assertInstanceOf(Outcome.Send.class, stage.process(
-                        new FeedbackCommand(0, "q1", action, "acme", "shop", "Best sellers?", null, null, Instant.now()), CTX));
+                        new FeedbackCommand(0, "q1", action, "acme", "shop", "Best sellers?", null, null, Instant.now())));
                 assertInstanceOf(Tombstone.class, gone.emissions().getFirst().message(), action);
             }
             assertNull(store.find("shop", "Best sellers?").orElse(null));

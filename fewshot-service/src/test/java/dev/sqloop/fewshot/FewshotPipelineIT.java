@@ -15,6 +15,7 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.StageRunner;
@@ -75,7 +76,7 @@ class FewshotPipelineIT {
         Path warehouse = TestWarehouse.create(dir);
         FewshotConfig config = FewshotConfig.defaults();
         SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
-        runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, registry),
+        runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
                 Topics.RETRIEVE_EXAMPLES, kafka, settings("retrieve"), registry).start());
         runners.add(KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()),
                 Topics.SUCCESS, kafka, settings("capture"), registry).start());
@@ -108,8 +109,8 @@ class FewshotPipelineIT {
                 embedder.embedAll(List.of("How many orders did each customer place?", "Which toys cost less than 10?", "How many orders per customer?")));
 
         QuestionTask task = question("shop", "What is the number of orders per customer?");
-        send(Topics.RETRIEVE_EXAMPLES, task);
-        QuestionTask out = await(Topics.GENERATE, task.questionId());
+        send(Topics.RETRIEVE_EXAMPLES.name(), task);
+        QuestionTask out = await(Topics.GENERATE.name(), task.questionId());
 
         assertEquals("SELECT customer_id, count(*) FROM orders GROUP BY customer_id", out.examples().getFirst().sql());
         assertTrue(out.examples().stream().noneMatch(e -> e.sql().contains("wrong datasource")), "only the same datasource");
@@ -125,12 +126,12 @@ class FewshotPipelineIT {
         String sql = "SELECT p.category, sum(oi.quantity) FROM order_items oi JOIN products p USING (product_id) GROUP BY 1";
         QuestionTask empty = question("shop-capture", "How many units were sold per product category?").withSql("SELECT 1 WHERE false", null)
                 .withExecution(new Execution(List.of("x"), List.of("INTEGER"), 0, List.of(), 1));
-        send(Topics.SUCCESS, empty);
+        send(Topics.SUCCESS.name(), empty);
         QuestionTask failedFirst = question("shop-capture", "How many units were sold per product category?").withSql("SELECT p.categry FROM products p", null)
                 .withIssues(List.of(Issue.of("execute", ErrorCategory.COLUMN_NOT_FOUND, "Binder Error: column \"categry\" not found")))
                 .nextAttempt("Failed SQL:\nSELECT p.categry FROM products p\n\nError:\n[column_not_found] Binder Error: column \"categry\" not found\n");
         QuestionTask success = failedFirst.withSql(sql, null).withExecution(new Execution(List.of("category", "sum"), List.of("VARCHAR", "BIGINT"), 3, List.of(), 2));
-        send(Topics.SUCCESS, success);
+        send(Topics.SUCCESS.name(), success);
         eventually(() -> store.find("shop-capture", "How many units were sold per product category?").isPresent(), "captured");
         assertEquals(sql, store.find("shop-capture", "how many units were sold per product category").orElseThrow().sql(),
                 "the success with rows replaced nothing; the zero-row success was not captured");
@@ -141,8 +142,8 @@ class FewshotPipelineIT {
         assertEquals("column_not_found", fixes.getFirst().value().category());
 
         QuestionTask next = question("shop-capture", "Total quantity sold for each category of products");
-        send(Topics.RETRIEVE_EXAMPLES, next);
-        QuestionTask out = await(Topics.GENERATE, next.questionId());
+        send(Topics.RETRIEVE_EXAMPLES.name(), next);
+        QuestionTask out = await(Topics.GENERATE.name(), next.questionId());
         assertEquals(List.of(sql), out.examples().stream().map(e -> e.sql()).toList());
         assertEquals(StoredExample.AUTO, out.examples().getFirst().source());
     }
@@ -155,40 +156,40 @@ class FewshotPipelineIT {
         double before = shortcuts("shop-repeat");
 
         QuestionTask repeat = question("shop-repeat", "how many orders were CANCELLED");
-        send(Topics.RETRIEVE_EXAMPLES, repeat);
-        QuestionTask out = await(Topics.STATIC_VALIDATE, repeat.questionId());
+        send(Topics.RETRIEVE_EXAMPLES.name(), repeat);
+        QuestionTask out = await(Topics.STATIC_VALIDATE.name(), repeat.questionId());
         assertEquals(sql, out.sql());
         assertEquals(1, out.attempt());
         assertEquals("orders", out.linkedSchema().tables().getFirst().name(), "context still travels for a possible repair");
         assertEquals(before + 1, shortcuts("shop-repeat"));
 
         QuestionTask different = question("shop-repeat", "How many orders were shipped?");
-        send(Topics.RETRIEVE_EXAMPLES, different);
-        QuestionTask generated = await(Topics.GENERATE, different.questionId());
+        send(Topics.RETRIEVE_EXAMPLES.name(), different);
+        QuestionTask generated = await(Topics.GENERATE.name(), different.questionId());
         assertNull(generated.sql(), "a merely similar question still goes to the LLM (similarity shortcut off by default)");
         assertEquals(sql, generated.examples().getFirst().sql());
-        assertTrue(read(Topics.GENERATE, Duration.ofSeconds(2)).stream().noneMatch(r -> key(r).equals(repeat.questionId())),
+        assertTrue(read(Topics.GENERATE.name(), Duration.ofSeconds(2)).stream().noneMatch(r -> key(r).equals(repeat.questionId())),
                 "the repeated question never reached generate");
     }
 
     @Test
     void shouldNeverCaptureAQuestionMarkedWrongThroughTheFeedbackTopic() throws Exception {
         String q = "Which customer spent the most?";
-        send(Topics.FEEDBACK, new FeedbackCommand(0, "fb-1", "save", "acme", "shop-feedback", q, "SELECT name FROM customers LIMIT 1", "duckdb", Instant.now()));
+        send(Topics.FEEDBACK.name(), new FeedbackCommand(0, "fb-1", "save", "acme", "shop-feedback", q, "SELECT name FROM customers LIMIT 1", "duckdb", Instant.now()));
         eventually(() -> store.find("shop-feedback", q).isPresent(), "saved");
         assertEquals(StoredExample.MANUAL, store.find("shop-feedback", q).orElseThrow().source());
 
-        send(Topics.FEEDBACK, new FeedbackCommand(0, "fb-2", "mark-wrong", "acme", "shop-feedback", q, null, null, Instant.now()));
+        send(Topics.FEEDBACK.name(), new FeedbackCommand(0, "fb-2", "mark-wrong", "acme", "shop-feedback", q, null, null, Instant.now()));
         eventually(() -> store.isMarkedWrong("shop-feedback", q), "marked wrong");
         assertTrue(store.find("shop-feedback", q).isEmpty(), "mark-wrong deleted the example");
 
         QuestionTask again = question("shop-feedback", q).withSql("SELECT name FROM customers ORDER BY 1 LIMIT 1", null)
                 .withExecution(new Execution(List.of("name"), List.of("VARCHAR"), 1, List.of(), 1));
-        send(Topics.SUCCESS, again);
+        send(Topics.SUCCESS.name(), again);
         // a later success that is captured proves the capture worker has read past the marked one
         QuestionTask marker = question("shop-feedback", "How many customers are there?").withSql("SELECT count(*) FROM customers", null)
                 .withExecution(new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(), 1));
-        send(Topics.SUCCESS, marker);
+        send(Topics.SUCCESS.name(), marker);
         eventually(() -> store.find("shop-feedback", "How many customers are there?").isPresent(), "later success captured");
         assertFalse(store.find("shop-feedback", q).isPresent(), "the marked question was not captured again");
     }

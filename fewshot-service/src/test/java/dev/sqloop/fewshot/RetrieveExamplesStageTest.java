@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.Example;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.LuceneExampleStore;
@@ -56,15 +56,15 @@ class RetrieveExamplesStageTest {
     }
 
     private Outcome.Send run(FewshotConfig config, String question) throws Exception {
-        RetrieveExamplesStage stage = new RetrieveExamplesStage(embedder, store, unreachable, new ConstraintExtractor(), config, registry);
+        RetrieveExamplesStage stage = new RetrieveExamplesStage(embedder, store, unreachable, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry));
         QuestionTask task = QuestionTask.create("q1", "t", "shop", question, 3, Instant.now());
-        return (Outcome.Send) stage.process(task, new StageContext(Map.of(), Instant.now(), 0));
+        return (Outcome.Send) stage.process(task);
     }
 
     @Test
     void shouldDropNearDuplicatesAndForwardWithoutSchemaWhenTheSchemaIsUnreachable() throws Exception {
         Outcome.Send out = run(FewshotConfig.defaults(), "Count the orders shipped in 2024");
-        assertEquals(Topics.GENERATE, out.emissions().getFirst().topic());
+        assertEquals(Topics.GENERATE.name(), out.emissions().getFirst().topic());
         QuestionTask task = (QuestionTask) out.emissions().getFirst().message();
         List<String> sqls = task.examples().stream().map(Example::sql).toList();
         assertEquals(sqls.stream().distinct().toList(), sqls, "normalized-identical SQL appears once: " + sqls);
@@ -78,16 +78,16 @@ class RetrieveExamplesStageTest {
     void shouldShortcutOnSimilarityOnlyWhenConfigured() throws Exception {
         String paraphrase = "Number of orders that were shipped in 2024";
         Outcome.Send off = run(FewshotConfig.defaults(), paraphrase);
-        assertEquals(Topics.GENERATE, off.emissions().getFirst().topic(), "similarity shortcut is off by default");
+        assertEquals(Topics.GENERATE.name(), off.emissions().getFirst().topic(), "similarity shortcut is off by default");
 
         Outcome.Send on = run(FewshotConfig.defaults().withShortcut(false, 0.9), paraphrase);
         assertEquals("shortcut", on.kind());
-        assertEquals(Topics.STATIC_VALIDATE, on.emissions().getFirst().topic());
+        assertEquals(Topics.STATIC_VALIDATE.name(), on.emissions().getFirst().topic());
         assertTrue(((QuestionTask) on.emissions().getFirst().message()).sql().contains("shipped"));
         assertEquals(1.0, registry.get(RetrieveExamplesStage.SHORTCUTS).tags("kind", "similar").counter().count());
 
         Outcome.Send exactOff = run(FewshotConfig.defaults().withShortcut(false, 2.0), "Which products are toys?");
-        assertEquals(Topics.GENERATE, exactOff.emissions().getFirst().topic(), "exact shortcut can be switched off");
+        assertEquals(Topics.GENERATE.name(), exactOff.emissions().getFirst().topic(), "exact shortcut can be switched off");
         assertNull(((QuestionTask) exactOff.emissions().getFirst().message()).sql());
     }
 }

@@ -47,7 +47,7 @@ final class ExampleEndpoints {
     private void list(Context ctx) {
         ExampleQuery query = ExampleQuery.parse(ctx.queryParamMap(), config);
         ExampleQuery.Page page = view.examples(query);
-        String tenant = GatewayServer.tenant(ctx);
+        String tenant = Auth.tenant(ctx);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("examples", page.examples().stream().map(e -> json(e, tenant)).toList());
         out.put("count", page.examples().size());
@@ -56,7 +56,7 @@ final class ExampleEndpoints {
     }
 
     private void get(Context ctx) {
-        ctx.json(json(find(ctx.pathParam("id")), GatewayServer.tenant(ctx)));
+        ctx.json(json(find(ctx.pathParam("id")), Auth.tenant(ctx)));
     }
 
     /**
@@ -64,9 +64,9 @@ final class ExampleEndpoints {
      * replaces rather than duplicates; an identical one changes nothing and answers 200 without a command.
      */
     private void add(Context ctx) {
-        GatewayServer.requireJson(ctx, "application/json");
-        ExampleRequest r = ExampleRequest.parse(GatewayServer.parseJson(ctx.body()), config);
-        String tenant = GatewayServer.tenant(ctx);
+        Http.requireJson(ctx, "application/json");
+        ExampleRequest r = ExampleRequest.parse(Http.parseJson(ctx.body()), config);
+        String tenant = Auth.tenant(ctx);
         String id = ExampleIds.of(r.datasource(), r.question()).toString();
         Optional<ExampleRecord> existing = view.example(id);
         if (existing.isPresent()) {
@@ -88,7 +88,7 @@ final class ExampleEndpoints {
 
     private void delete(Context ctx) {
         ExampleRecord e = find(ctx.pathParam("id"));
-        String tenant = GatewayServer.tenant(ctx);
+        String tenant = Auth.tenant(ctx);
         if (!mayChange(tenant, e)) {
             throw new ApiError(403, "forbidden", "example " + e.id() + " is " + (e.tenant() == null ? "a seed" : "another tenant's")
                     + "; only its creator or a curator can delete it", null, null);

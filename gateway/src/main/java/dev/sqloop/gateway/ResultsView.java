@@ -1,11 +1,10 @@
 package dev.sqloop.gateway;
 
+import dev.sqloop.common.Topic;
 import dev.sqloop.common.Topics;
-import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.message.QuestionResult;
-import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.gateway.Views.BatchProgress;
 import dev.sqloop.gateway.Views.BatchStatus;
 import dev.sqloop.gateway.Views.QuestionState;
@@ -99,13 +98,13 @@ final class ResultsView implements AutoCloseable {
         JsonSerde<Update> updateSerde = new JsonSerde<>(Update.class);
         JsonSerde<QuestionState> stateSerde = new JsonSerde<>(QuestionState.class);
 
-        KStream<String, Update> submitted = b.stream(Topics.RETRIEVE_EXAMPLES, Consumed.with(Serdes.String(), new JsonSerde<>(QuestionTask.class)))
+        KStream<String, Update> submitted = b.stream(Topics.RETRIEVE_EXAMPLES.name(), consumed(Topics.RETRIEVE_EXAMPLES))
                 .filter((id, t) -> t != null && t.attempt() == 1)
                 .mapValues(t -> new Update.Submitted(Submission.of(t)));
-        KStream<String, Update> finished = b.stream(Topics.RESULTS, Consumed.with(Serdes.String(), resultSerde))
+        KStream<String, Update> finished = b.stream(Topics.RESULTS.name(), Consumed.with(Serdes.String(), resultSerde))
                 .filter((id, r) -> r != null)
                 .mapValues(Update.Finished::new);
-        KStream<String, Update> events = b.stream(Topics.EVENTS, Consumed.with(Serdes.String(), new JsonSerde<>(AttemptEvent.class)))
+        KStream<String, Update> events = b.stream(Topics.EVENTS.name(), consumed(Topics.EVENTS))
                 .filter((id, e) -> e != null)
                 .mapValues(Update.Event::new);
         KTable<String, QuestionState> questions = submitted.merge(finished).merge(events)
@@ -132,14 +131,19 @@ final class ResultsView implements AutoCloseable {
                 .groupBy((id, r) -> KeyValue.pair(r.batchId(), r), Grouped.with("progress-by-batch", Serdes.String(), resultSerde))
                 .aggregate(() -> BatchProgress.EMPTY, (batch, r, agg) -> agg.add(r, 1), (batch, r, agg) -> agg.add(r, -1),
                         Materialized.<String, BatchProgress, KeyValueStore<Bytes, byte[]>>with(Serdes.String(), progressSerde));
-        KTable<String, BatchManifest> manifests = b.table(Topics.BATCHES, Consumed.with(Serdes.String(), new JsonSerde<>(BatchManifest.class)));
+        KTable<String, BatchManifest> manifests = b.table(Topics.BATCHES.name(), consumed(Topics.BATCHES));
         manifests.leftJoin(progress, BatchStatus::new,
                 Materialized.<String, BatchStatus, KeyValueStore<Bytes, byte[]>>as(BATCH_STATUS)
                         .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(BatchStatus.class)));
-        b.globalTable(Topics.EXAMPLES, Consumed.with(Serdes.String(), new JsonSerde<>(ExampleRecord.class)),
+        b.globalTable(Topics.EXAMPLES.name(), consumed(Topics.EXAMPLES),
                 Materialized.<String, ExampleRecord, KeyValueStore<Bytes, byte[]>>as(EXAMPLES)
                         .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(ExampleRecord.class)));
         return b.build();
+    }
+
+    /** String keys and the topic's own message type as JSON values. */
+    private static <T> Consumed<String, T> consumed(Topic<T> topic) {
+        return Consumed.with(Serdes.String(), new JsonSerde<>(topic.type()));
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -1,14 +1,13 @@
 package dev.sqloop.gateway;
 
-import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.SqloopHeaders;
+import dev.sqloop.common.Topic;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.message.FeedbackCommand;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.runtime.TraceParent;
+import dev.sqloop.common.runtime.OutgoingRecords;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,9 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /** Turns validated requests into records on {@code retrieve-examples} (and batch manifests, feedback, example commands). */
 final class Submitter {
@@ -54,15 +51,10 @@ final class Submitter {
 
     QuestionTask task(String questionId, String tenant, String batchId, QuestionRequest r) {
         Instant now = clock.instant();
+        // the dialect is resolved here, once: every stage reads it from the task (QuestionRequest refused unknown datasources)
         return QuestionTask.create(questionId, tenant, r.datasource(), r.question(), r.maxAttempts(), now)
+                .withDialect(config.datasources().get(r.datasource()))
                 .withBatch(batchId, now.plus(config.questionTimeout()), r.metadata());
-    }
-
-    private static ProducerRecord<byte[], byte[]> record(String topic, Message m) {
-        RecordHeaders headers = new RecordHeaders();
-        m.headers().forEach((k, v) -> headers.add(k, v.getBytes(StandardCharsets.UTF_8)));
-        headers.add(SqloopHeaders.TRACEPARENT, TraceParent.newTrace().getBytes(StandardCharsets.UTF_8));
-        return new ProducerRecord<>(topic, null, m.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(m), headers);
     }
 
     /** A batch and its manifest in one transaction; on failure nothing of it is visible and the caller may retry. */
@@ -70,8 +62,8 @@ final class Submitter {
         synchronized (batchProducer) { // one transaction at a time per producer
             try {
                 batchProducer.beginTransaction();
-                batchProducer.send(record(Topics.BATCHES, manifest));
-                for (QuestionTask t : tasks) batchProducer.send(record(Topics.RETRIEVE_EXAMPLES, t));
+                batchProducer.send(OutgoingRecords.fresh(Topics.BATCHES, manifest));
+                for (QuestionTask t : tasks) batchProducer.send(OutgoingRecords.fresh(Topics.RETRIEVE_EXAMPLES, t));
                 batchProducer.commitTransaction();
             } catch (org.apache.kafka.common.errors.ProducerFencedException e) {
                 throw new ApiError(503, "unavailable", "another gateway took over this producer: " + e.getMessage(), null, null);
@@ -87,9 +79,9 @@ final class Submitter {
     }
 
     /** Sends and waits until the broker acknowledged every record; a failure is a 503 and the caller may retry. */
-    void send(List<? extends Message> messages, String topic) {
+    <M extends Message> void send(List<M> messages, Topic<M> topic) {
         List<Future<RecordMetadata>> acks = new ArrayList<>(messages.size());
-        for (Message m : messages) acks.add(producer.send(record(topic, m)));
+        for (M m : messages) acks.add(producer.send(OutgoingRecords.fresh(topic, m)));
         producer.flush();
         try {
             for (Future<RecordMetadata> ack : acks) ack.get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

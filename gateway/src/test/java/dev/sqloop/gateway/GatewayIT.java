@@ -111,7 +111,7 @@ class GatewayIT {
         try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-results")) {
             for (QuestionTask t : tasks) {
                 QuestionResult r = QuestionResult.succeeded(t.withSql("SELECT " + t.questionId().length(), null), Instant.now());
-                p.send(new ProducerRecord<>(Topics.RESULTS, r.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(r)));
+                p.send(new ProducerRecord<>(Topics.RESULTS.name(), r.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(r)));
             }
             p.flush();
         }
@@ -125,7 +125,7 @@ class GatewayIT {
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         List<QuestionTask> out = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of(Topics.RETRIEVE_EXAMPLES));
+            c.subscribe(List.of(Topics.RETRIEVE_EXAMPLES.name()));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (out.size() < atLeast && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
@@ -159,6 +159,7 @@ class GatewayIT {
         assertEquals(2, task.maxAttempts());
         assertEquals("ops", task.metadata().get("team"));
         assertTrue(task.deadline() != null, "every question carries a deadline");
+        assertEquals(dev.sqloop.common.Dialect.DUCKDB, task.dialect(), "the dialect is resolved at submission and travels with the task");
 
         assertEquals("queued", awaitStatus(gateway, id, KEY_A, Set.of("queued")).get("status").asText());
         finish(List.of(task));
@@ -182,8 +183,8 @@ class GatewayIT {
 
     @Test
     void shouldRefuseBadInputWithAReasonAndEnqueueNothing() throws Exception {
-        long questionsBefore = endOffsets(Topics.RETRIEVE_EXAMPLES);
-        long batchesBefore = endOffsets(Topics.BATCHES);
+        long questionsBefore = endOffsets(Topics.RETRIEVE_EXAMPLES.name());
+        long batchesBefore = endOffsets(Topics.BATCHES.name());
         String big = "x".repeat(2001);
         record Case(String path, String type, String body, int status, String error, String fieldOrLine) {}
         List<Case> cases = List.of(
@@ -229,8 +230,8 @@ class GatewayIT {
         HttpResponse<String> feedback = post(gateway, "/v1/questions/nope/feedback", KEY_A, "application/json", "{\"action\":\"praise\"}");
         assertEquals(400, feedback.statusCode(), feedback.body());
         assertEquals(404, get(gateway, "/v1/nothing-here", KEY_A).statusCode());
-        assertEquals(questionsBefore, endOffsets(Topics.RETRIEVE_EXAMPLES), "no refused request enqueued a question");
-        assertEquals(batchesBefore, endOffsets(Topics.BATCHES), "no refused batch left a manifest");
+        assertEquals(questionsBefore, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "no refused request enqueued a question");
+        assertEquals(batchesBefore, endOffsets(Topics.BATCHES.name()), "no refused batch left a manifest");
     }
 
     @Test

@@ -9,12 +9,12 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import dev.sqloop.common.runtime.StageMetrics;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -25,52 +25,43 @@ import java.util.Optional;
  * costing an attempt like any other wrong SQL. LLM outages are thrown as {@link InfrastructureException}
  * for the runner to retry, and end the question {@code llm_unavailable} once its budget is spent.
  */
-public final class GenerateStage implements Stage<QuestionTask> {
+public final class GenerateStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "generate";
     /** Counter of LLM tokens spent, tag type = input | output. */
-    public static final String TOKENS = "sqloop.llm.tokens";
+    public static final String TOKENS = Metrics.LLM_TOKENS;
 
     private final LlmClient llm;
     private final DialectLookup dialects;
     private final PromptBuilder prompts;
     private final ProjectionContract projection;
-    private final MeterRegistry registry;
+    private final StageMetrics metrics;
     private final Clock clock;
 
-    public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, MeterRegistry registry, Clock clock) {
-        this(llm, dialects, prompts, ProjectionContract.OFF, registry, clock);
+    public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, StageMetrics metrics, Clock clock) {
+        this(llm, dialects, prompts, ProjectionContract.OFF, metrics, clock);
     }
 
     public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, ProjectionContract projection,
-                         MeterRegistry registry, Clock clock) {
+                         StageMetrics metrics, Clock clock) {
+        super(NAME, QuestionTask.class);
         this.llm = llm;
         this.dialects = dialects;
         this.prompts = prompts;
         this.projection = projection;
-        this.registry = registry;
+        this.metrics = metrics;
         this.clock = clock;
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
-    }
-
-    @Override
-    public Outcome process(QuestionTask task, StageContext context) {
-        Optional<Dialect> dialect = dialects.dialectOf(task.datasource());
+    public Outcome process(QuestionTask task) {
+        Optional<Dialect> dialect = dialects.dialectOf(task);
         if (dialect.isEmpty()) {
             return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,
                     "unknown datasource '" + task.datasource() + "'", clock.instant()));
         }
         LlmClient.Prompt prompt = prompts.build(task, dialect.get());
         Instant start = clock.instant();
-        Timer.Sample sample = Timer.start(registry);
+        long callStart = System.nanoTime();
         LlmClient.Reply reply;
         String outcome = "error";
         try {
@@ -81,12 +72,10 @@ public final class GenerateStage implements Stage<QuestionTask> {
             return Outcome.finish(QuestionResult.failed(task, Outcomes.LLM_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
                     e.getMessage(), clock.instant()));
         } finally {
-            sample.stop(Timer.builder(Metrics.LLM_DURATION).description("One LLM call, including failed ones")
-                    .tag("outcome", outcome).register(registry));
+            metrics.llmCall(outcome, Duration.ofNanos(System.nanoTime() - callStart));
         }
         long millis = Math.max(0, clock.millis() - start.toEpochMilli());
-        registry.counter(TOKENS, "type", "input").increment(reply.usage().inputTokens());
-        registry.counter(TOKENS, "type", "output").increment(reply.usage().outputTokens());
+        metrics.llmTokens(reply.usage().inputTokens(), reply.usage().outputTokens());
         return switch (OutputGuardrails.check(reply.text())) {
             case OutputGuardrails.Valid v -> Outcome.forward(Topics.STATIC_VALIDATE,
                     task.withSql(projection.enforce(v.sql(), task.question()), reply.usage()).withTiming(NAME, millis));
@@ -99,7 +88,7 @@ public final class GenerateStage implements Stage<QuestionTask> {
     /** An LLM that stays down past the runner's budget ends the question with a clear reason, not "in progress". */
     @Override
     public Outcome onGiveUp(QuestionTask task, Exception cause, boolean infrastructure, Instant now) {
-        if (!infrastructure) return Stage.super.onGiveUp(task, cause, false, now);
+        if (!infrastructure) return super.onGiveUp(task, cause, false, now);
         return Outcome.finish(QuestionResult.failed(task, Outcomes.LLM_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
                 "LLM endpoint unavailable after retries: " + Stage.describe(cause), now));
     }

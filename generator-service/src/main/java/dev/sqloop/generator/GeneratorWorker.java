@@ -3,6 +3,7 @@ package dev.sqloop.generator;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.ConfigException;
 import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.runtime.KafkaClients;
@@ -96,13 +97,13 @@ public final class GeneratorWorker implements AutoCloseable {
         List<AutoCloseable> owned = new ArrayList<>();
         if (options.workers().contains(GenerateStage.NAME)) {
             GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), dialects,
-                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), registry, clock);
+                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), new MicrometerStageMetrics(registry), clock);
             runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
         }
         if (options.workers().contains(RepairStage.NAME)) {
             CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env, options, owned),
                     options.evidence());
-            RepairStage repair = new RepairStage(dialects, prompts, registry, clock);
+            RepairStage repair = new RepairStage(dialects, prompts, new MicrometerStageMetrics(registry), clock);
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         return new GeneratorWorker(config, kafka, options.workers(), List.copyOf(runners), owned);

@@ -29,7 +29,7 @@ public record RepairDecision(boolean retry, String reason, ErrorCategory categor
             return stop(Outcomes.NON_RETRYABLE, fatal.get().category(),
                     fatal.get().category().wireName() + " cannot be fixed by new SQL: " + fatal.get().message());
         }
-        if (dialects.dialectOf(task.datasource()).isEmpty()) {
+        if (dialects.dialectOf(task).isEmpty()) {
             return stop(Outcomes.UNKNOWN_DATASOURCE, primary.category(), "unknown datasource '" + task.datasource() + "'");
         }
         if (SqlNormalizer.sameStatement(task.sql(), task.previousSql())) {

@@ -6,13 +6,10 @@ import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.common.runtime.AbstractStage;
+import dev.sqloop.common.runtime.StageMetrics;
 import dev.sqloop.common.sql.SqlDiff;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,39 +22,28 @@ import org.slf4j.LoggerFactory;
  * the question ends on {@code results} with the reason. Every decision is also an {@link AttemptEvent}
  * on {@code events} (SQL, issues, decision, reason, diff against the previous attempt).
  */
-public final class RepairStage implements Stage<QuestionTask> {
+public final class RepairStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "repair";
     private static final Logger log = LoggerFactory.getLogger(RepairStage.class);
 
     private final DialectLookup dialects;
     private final CorrectionPromptBuilder prompts;
-    private final MeterRegistry registry;
+    private final StageMetrics metrics;
     private final Clock clock;
 
-    public RepairStage(DialectLookup dialects, CorrectionPromptBuilder prompts, MeterRegistry registry, Clock clock) {
+    public RepairStage(DialectLookup dialects, CorrectionPromptBuilder prompts, StageMetrics metrics, Clock clock) {
+        super(NAME, QuestionTask.class);
         this.dialects = dialects;
         this.prompts = prompts;
-        this.registry = registry;
+        this.metrics = metrics;
         this.clock = clock;
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
-    }
-
-    @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         Instant start = clock.instant();
         RepairDecision decision = RepairDecision.decide(task, dialects);
-        Counter.builder(Metrics.REPAIRS).description("Repair decisions by error category and outcome")
-                .tag("category", decision.category().wireName()).tag("outcome", decision.reason())
-                .register(registry).increment();
+        metrics.repairDecision(decision.category().wireName(), decision.reason());
         Instant now = clock.instant();
         AttemptEvent event = new AttemptEvent(Message.CURRENT_SCHEMA_VERSION, task.questionId(), task.attempt(), NAME,
                 "repair-decision", task.sql(), task.issues(), decision.decision(), decision.reason() + ": " + decision.detail(),
@@ -67,7 +53,7 @@ public final class RepairStage implements Stage<QuestionTask> {
                 decision.reason(), decision.category().wireName(), event.sqlDiff());
         if (decision.retry()) {
             // decide() has checked the datasource is known.
-            Dialect dialect = dialects.dialectOf(task.datasource()).orElseThrow();
+            Dialect dialect = dialects.dialectOf(task).orElseThrow();
             return Outcome.forward(Topics.GENERATE, task.nextAttempt(prompts.build(task, dialect))).and(Topics.EVENTS, event);
         }
         return Outcome.finish(QuestionResult.failed(task, decision.reason(), decision.category(), decision.detail(), now))

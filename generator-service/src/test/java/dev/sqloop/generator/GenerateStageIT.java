@@ -11,9 +11,9 @@ import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.testkit.llm.Fault;
 import dev.sqloop.testkit.llm.Injection;
 import dev.sqloop.testkit.llm.OracleResponder;
@@ -33,7 +33,6 @@ import org.junit.jupiter.api.Test;
 
 /** The generate stage through the real langchain4j clients, over HTTP, against the simulated LLM. */
 class GenerateStageIT {
-    private static final StageContext CTX = new StageContext(Map.of(), Instant.EPOCH, 0);
     private static final String GOLD = "SELECT region, sum(amount) AS total FROM sales GROUP BY region";
     private SimulatedLlm llm;
 
@@ -53,7 +52,7 @@ class GenerateStageIT {
                 "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_WAREHOUSE_DIALECT", "trino"));
         GeneratorConfig config = GeneratorConfig.fromEnv(new EnvConfig(env));
         return new GenerateStage(LangChainLlmClient.fromConfig(config), config.dialectLookup(), new PromptBuilder(json),
-                new SimpleMeterRegistry(), Clock.systemUTC());
+                new MicrometerStageMetrics(new SimpleMeterRegistry()), Clock.systemUTC());
     }
 
     private GenerateStage openAi(boolean json) {
@@ -69,7 +68,7 @@ class GenerateStageIT {
     @Test
     void shouldGenerateFromAScriptedJsonAnswerAndRecordThePrompt() {
         llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of("{\"sql\": \"" + GOLD + ";\"}"))));
-        QuestionTask t = forwarded(openAi(true).process(Tasks.fresh("warehouse"), CTX), Topics.STATIC_VALIDATE);
+        QuestionTask t = forwarded(openAi(true).process(Tasks.fresh("warehouse")), Topics.STATIC_VALIDATE.name());
         assertEquals(GOLD, t.sql());
         assertTrue(t.usage().inputTokens() > 50 && t.usage().outputTokens() > 5, "usage from the response: " + t.usage());
 
@@ -88,11 +87,11 @@ class GenerateStageIT {
                 Tasks.QUESTION, List.of("Sure!\n```sql\n" + GOLD + ";\n```"),
                 other, List.of("Sorry, I cannot see your tables."))));
         GenerateStage s = openAi(false);
-        assertEquals(GOLD, forwarded(s.process(Tasks.fresh("demo"), CTX), Topics.STATIC_VALIDATE).sql());
+        assertEquals(GOLD, forwarded(s.process(Tasks.fresh("demo")), Topics.STATIC_VALIDATE.name()).sql());
         assertTrue(!llm.requests().getFirst().call().jsonMode());
 
         QuestionTask prose = QuestionTask.create("q-2", "acme", "demo", other, 3, Instant.now());
-        QuestionTask t = forwarded(s.process(prose, CTX), Topics.REPAIR_FEEDBACK);
+        QuestionTask t = forwarded(s.process(prose), Topics.REPAIR_FEEDBACK.name());
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, t.issues().getFirst().category());
     }
 
@@ -102,7 +101,7 @@ class GenerateStageIT {
                 .withFaults(Map.of(Tasks.QUESTION, Fault.FOREIGN_FUNCTION));
         llm = SimulatedLlm.start(oracle);
         GenerateStage s = openAi(true);
-        QuestionTask first = forwarded(s.process(Tasks.fresh("warehouse"), CTX), Topics.STATIC_VALIDATE);
+        QuestionTask first = forwarded(s.process(Tasks.fresh("warehouse")), Topics.STATIC_VALIDATE.name());
         Injection injection = oracle.injectionFor(Tasks.QUESTION);
         assertEquals(injection.faultyAnswer(), first.sql());
 
@@ -111,7 +110,7 @@ class GenerateStageIT {
         QuestionTask failed = first.withIssues(List.of(new dev.sqloop.common.message.Issue("static-validate",
                 ErrorCategory.UNSUPPORTED_FUNCTION, injection.errorMessage(), injection.identifier(), List.of())));
         QuestionTask retry = failed.nextAttempt(prompts.build(failed, dev.sqloop.common.Dialect.TRINO));
-        QuestionTask second = forwarded(s.process(retry, CTX), Topics.STATIC_VALIDATE);
+        QuestionTask second = forwarded(s.process(retry), Topics.STATIC_VALIDATE.name());
         assertEquals(GOLD, second.sql());
         assertEquals(2, second.attempt());
         assertTrue(llm.requests().get(1).user().contains("Function 'strftime' not registered"), llm.requests().get(1).user());
@@ -121,7 +120,7 @@ class GenerateStageIT {
     void shouldWorkThroughTheOllamaApi() {
         llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of("{\"sql\": \"" + GOLD + "\"}"))));
         GenerateStage s = stage("ollama", llm.ollamaBaseUrl(), true, Duration.ofSeconds(5));
-        QuestionTask t = forwarded(s.process(Tasks.fresh("demo"), CTX), Topics.STATIC_VALIDATE);
+        QuestionTask t = forwarded(s.process(Tasks.fresh("demo")), Topics.STATIC_VALIDATE.name());
         assertEquals(GOLD, t.sql());
         assertEquals("ollama", llm.requests().getFirst().call().api());
         assertTrue(llm.requests().getFirst().call().jsonMode(), "format: json was sent");
@@ -132,11 +131,11 @@ class GenerateStageIT {
         llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of(GOLD))));
         llm.faults().rateLimitNext(1, Duration.ofSeconds(3));
         GenerateStage s = openAi(true);
-        InfrastructureException e = assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        InfrastructureException e = assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo")));
         assertEquals(Duration.ofSeconds(3), e.retryAfter().orElseThrow(), e.getMessage());
         assertTrue(e.getMessage().contains("429"), e.getMessage());
         assertEquals(1, llm.requests().size(), "the client itself did not retry (maxRetries 0)");
-        assertEquals(GOLD, forwarded(s.process(Tasks.fresh("demo"), CTX), Topics.STATIC_VALIDATE).sql(), "and the next call works");
+        assertEquals(GOLD, forwarded(s.process(Tasks.fresh("demo")), Topics.STATIC_VALIDATE.name()).sql(), "and the next call works");
     }
 
     @Test
@@ -145,14 +144,14 @@ class GenerateStageIT {
         GenerateStage s = stage("openai", llm.openAiBaseUrl(), true, Duration.ofMillis(700));
 
         llm.faults().failNext(1, 500, null);
-        assertTrue(assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX)).getMessage().contains("500"));
+        assertTrue(assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"))).getMessage().contains("500"));
         llm.faults().failNext(1, 503, null);
-        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo")));
         llm.faults().malformedNext(1);
-        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo")));
         llm.faults().slowNext(1, Duration.ofSeconds(3));
         long start = System.nanoTime();
-        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX));
+        assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo")));
         assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() < 2500, "the client timeout cut the slow answer");
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (llm.requests().size() < 4 && System.nanoTime() < deadline) Thread.sleep(50); // the slow one is recorded when it answers
@@ -164,14 +163,14 @@ class GenerateStageIT {
             closedPort = socket.getLocalPort();
         }
         GenerateStage refused = stage("openai", "http://127.0.0.1:" + closedPort + "/v1", true, Duration.ofSeconds(2));
-        assertThrows(InfrastructureException.class, () -> refused.process(Tasks.fresh("demo"), CTX));
+        assertThrows(InfrastructureException.class, () -> refused.process(Tasks.fresh("demo")));
     }
 
     @Test
     void shouldEndTheQuestionWhenTheEndpointRejectsTheCredentials() {
         llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of(GOLD))));
         llm.faults().failNext(1, 401, null);
-        Outcome out = openAi(true).process(Tasks.fresh("demo"), CTX);
+        Outcome out = openAi(true).process(Tasks.fresh("demo"));
         QuestionResult r = (QuestionResult) assertInstanceOf(Outcome.Send.class, out).emissions().getFirst().message();
         assertEquals(Outcomes.LLM_UNAVAILABLE, r.reason());
         assertTrue(r.errorMessage().contains("HTTP 401"), r.errorMessage());

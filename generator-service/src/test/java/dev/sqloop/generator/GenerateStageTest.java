@@ -14,9 +14,9 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,7 +29,6 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class GenerateStageTest {
-    private static final StageContext CTX = new StageContext(Map.of(), Instant.EPOCH, 0);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final List<LlmClient.Prompt> prompts = new ArrayList<>();
 
@@ -38,7 +37,7 @@ class GenerateStageTest {
             prompts.add(p);
             return llm.apply(p);
         };
-        return new GenerateStage(client, Tasks.DIALECTS, new PromptBuilder(true), registry,
+        return new GenerateStage(client, Tasks.DIALECTS, new PromptBuilder(true), new MicrometerStageMetrics(registry),
                 Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC));
     }
 
@@ -50,10 +49,19 @@ class GenerateStageTest {
     }
 
     @Test
+    void shouldWriteTheDialectTheTaskCarriesRatherThanLookItUp() {
+        // "elsewhere" is unknown to this generator's settings: the gateway resolved its dialect at submission
+        QuestionTask task = Tasks.fresh("elsewhere").withDialect(dev.sqloop.common.Dialect.HIVE);
+        QuestionTask t = only(stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(task), Topics.STATIC_VALIDATE.name());
+        assertEquals("SELECT 1", t.sql());
+        assertTrue(prompts.getFirst().system().startsWith("Write HiveQL"), prompts.getFirst().system());
+    }
+
+    @Test
     void shouldForwardValidSqlToStaticValidationWithTokenUsage() {
         Outcome out = stage(p -> new LlmClient.Reply("{\"sql\": \"SELECT region, sum(amount) FROM sales GROUP BY region;\"}",
-                new TokenUsage(120, 15))).process(Tasks.fresh("warehouse"), CTX);
-        QuestionTask t = only(out, Topics.STATIC_VALIDATE);
+                new TokenUsage(120, 15))).process(Tasks.fresh("warehouse"));
+        QuestionTask t = only(out, Topics.STATIC_VALIDATE.name());
         assertEquals("SELECT region, sum(amount) FROM sales GROUP BY region", t.sql());
         assertEquals(new TokenUsage(120, 15), t.usage());
         assertEquals(1, t.attempt(), "generation never changes the attempt");
@@ -65,9 +73,9 @@ class GenerateStageTest {
     @Test
     void shouldRouteProseToRepairAsLlmOutputInvalid() {
         Outcome out = stage(p -> new LlmClient.Reply("I would need more context to answer that.", new TokenUsage(100, 9)))
-                .process(Tasks.fresh("demo"), CTX);
+                .process(Tasks.fresh("demo"));
         assertEquals("repair", out.kind());
-        QuestionTask t = only(out, Topics.REPAIR_FEEDBACK);
+        QuestionTask t = only(out, Topics.REPAIR_FEEDBACK.name());
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, t.issues().getFirst().category());
         assertEquals("I would need more context to answer that.", t.sql(), "kept so the retry guard can compare");
         assertEquals(new TokenUsage(100, 9), t.usage(), "an invalid answer still cost tokens");
@@ -76,13 +84,13 @@ class GenerateStageTest {
     @Test
     void shouldSendTheCorrectionPromptOnARetry() {
         QuestionTask retry = Tasks.fresh("warehouse").withSql("SELECT x", null).nextAttempt("Failed SQL:\nSELECT x\n\nFix and regenerate for: \"q\"");
-        stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(retry, CTX);
+        stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(retry);
         assertTrue(prompts.getFirst().user().startsWith("Failed SQL:"));
     }
 
     @Test
     void shouldEndAQuestionOnAnUnknownDatasourceWithoutCallingTheLlm() {
-        Outcome out = stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(Tasks.fresh("nowhere"), CTX);
+        Outcome out = stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(Tasks.fresh("nowhere"));
         QuestionResult r = (QuestionResult) assertInstanceOf(Outcome.Send.class, out).emissions().getFirst().message();
         assertEquals(Outcomes.UNKNOWN_DATASOURCE, r.reason());
         assertTrue(prompts.isEmpty());
@@ -94,7 +102,7 @@ class GenerateStageTest {
         GenerateStage s = stage(p -> {
             throw down;
         });
-        assertSame(down, assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"), CTX)));
+        assertSame(down, assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"))));
         assertEquals(1, registry.get(Metrics.LLM_DURATION).tag("outcome", "error").timer().count());
     }
 
@@ -115,7 +123,7 @@ class GenerateStageTest {
     void shouldFailTheQuestionClearlyWhenTheEndpointRejectsTheRequest() {
         Outcome out = stage(p -> {
             throw new LlmRejectedException(401, "LLM endpoint rejected the request (HTTP 401): invalid api key", null);
-        }).process(Tasks.fresh("demo"), CTX);
+        }).process(Tasks.fresh("demo"));
         QuestionResult r = (QuestionResult) assertInstanceOf(Outcome.Send.class, out).emissions().getFirst().message();
         assertEquals(QuestionResult.FAILED, r.status());
         assertEquals(Outcomes.LLM_UNAVAILABLE, r.reason());
@@ -128,11 +136,11 @@ class GenerateStageTest {
         LlmClient llm = p -> new LlmClient.Reply("SELECT id, email, name FROM customers", new TokenUsage(40, 8));
         QuestionTask q = QuestionTask.create("q-p", "acme", "demo", "List the name and email of all customers", 3, Instant.now());
         Clock clock = Clock.systemUTC();
-        QuestionTask on = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), ProjectionContract.ON, registry, clock)
-                .process(q, CTX), Topics.STATIC_VALIDATE);
+        QuestionTask on = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), ProjectionContract.ON, new MicrometerStageMetrics(registry), clock)
+                .process(q), Topics.STATIC_VALIDATE.name());
         assertEquals("SELECT name, email FROM customers", on.sql());
-        QuestionTask off = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), registry, clock).process(q, CTX),
-                Topics.STATIC_VALIDATE);
+        QuestionTask off = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), new MicrometerStageMetrics(registry), clock).process(q),
+                Topics.STATIC_VALIDATE.name());
         assertEquals("SELECT id, email, name FROM customers", off.sql());
         assertEquals(80.0, registry.get(GenerateStage.TOKENS).tag("type", "input").counter().count());
         assertEquals(16.0, registry.get(GenerateStage.TOKENS).tag("type", "output").counter().count());

@@ -14,12 +14,12 @@ import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.RetryPolicy;
 import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.common.sql.SqlNormalizer;
 import dev.sqloop.testkit.EmbeddedKafka;
@@ -93,7 +93,7 @@ class RepairLoopIT {
             return QuestionTask.class;
         }
 
-        public Outcome process(QuestionTask task, StageContext context) {
+        public Outcome process(QuestionTask task) {
             if (SqlNormalizer.sameStatement(task.sql(), gold.get(task.question()))) {
                 return Outcome.finish(QuestionResult.succeeded(task, Instant.now()));
             }
@@ -117,9 +117,9 @@ class RepairLoopIT {
                 512, Duration.ofSeconds(2), true, 16, 0, false, Map.of());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), DIALECTS, new PromptBuilder(true),
-                registry, Clock.systemUTC());
+                new MicrometerStageMetrics(registry), Clock.systemUTC());
         RepairStage repair = new RepairStage(DIALECTS,
-                new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, evidence), registry, Clock.systemUTC());
+                new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, evidence), new MicrometerStageMetrics(registry), Clock.systemUTC());
         runners.add(KafkaClients.runner(generate, Topics.GENERATE, io.settings(), settings("it-generate"), registry).start());
         runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, io.settings(), settings("it-repair"), registry).start());
         runners.add(KafkaClients.runner(validator, Topics.STATIC_VALIDATE, io.settings(), settings("it-validate"), registry).start());
@@ -134,7 +134,7 @@ class RepairLoopIT {
     }
 
     private static Map<String, QuestionResult> awaitResults(Set<String> ids) {
-        List<QuestionResult> all = io.readUntil(Topics.RESULTS, QuestionResult.class, Duration.ofSeconds(90),
+        List<QuestionResult> all = io.readUntil(Topics.RESULTS.name(), QuestionResult.class, Duration.ofSeconds(90),
                 l -> l.stream().map(QuestionResult::questionId).collect(Collectors.toSet()).containsAll(ids));
         Map<String, QuestionResult> byId = new LinkedHashMap<>();
         all.stream().filter(r -> ids.contains(r.questionId())).forEach(r -> byId.put(r.questionId(), r));
@@ -167,7 +167,7 @@ class RepairLoopIT {
         Map<String, String> ids = new LinkedHashMap<>();
         int n = 0;
         for (String q : gold.keySet()) ids.put("fix-" + n++, q);
-        io.send(Topics.GENERATE, ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
+        io.send(Topics.GENERATE.name(), ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
 
         Map<String, QuestionResult> results = awaitResults(ids.keySet());
         for (Map.Entry<String, String> e : ids.entrySet()) {
@@ -179,7 +179,7 @@ class RepairLoopIT {
             assertEquals(fault == Fault.NONE ? Outcomes.FIRST_ATTEMPT_SUCCESS : Outcomes.CORRECTED_SUCCESS, r.reason());
             assertEquals(r.attempts(), llmCalls(e.getValue()), fault + ": one LLM call per attempt, exactly");
         }
-        List<AttemptEvent> events = io.readUntil(Topics.EVENTS, AttemptEvent.class, Duration.ofSeconds(30),
+        List<AttemptEvent> events = io.readUntil(Topics.EVENTS.name(), AttemptEvent.class, Duration.ofSeconds(30),
                 l -> l.stream().filter(ev -> ids.containsKey(ev.questionId())).count() >= ids.size() - 1);
         AttemptEvent column = events.stream().filter(ev -> ids.get(ev.questionId()) != null
                 && ids.get(ev.questionId()).contains("wrong_column")).findFirst().orElseThrow();
@@ -200,7 +200,7 @@ class RepairLoopIT {
         Map<String, String> ids = new LinkedHashMap<>();
         int n = 0;
         for (String q : gold.keySet()) ids.put("blind-" + n++, q);
-        io.send(Topics.GENERATE, ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
+        io.send(Topics.GENERATE.name(), ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
 
         Map<String, QuestionResult> results = awaitResults(ids.keySet());
         for (Map.Entry<String, String> e : ids.entrySet()) {
@@ -230,7 +230,7 @@ class RepairLoopIT {
                 : new Issue("static-validate", ErrorCategory.COLUMN_NOT_FOUND, "Column '" + task.sql().substring(7, 15) + "' cannot be resolved",
                         task.sql().substring(7, 15), List.of("region")));
         startPipeline(alwaysNewWrongSql, CorrectionPromptBuilder.Evidence.INCLUDED, validator);
-        io.send(Topics.GENERATE, question("max-3", stubborn, 3), question("max-2", stubbornShort, 2), question("denied", denied, 3));
+        io.send(Topics.GENERATE.name(), question("max-3", stubborn, 3), question("max-2", stubbornShort, 2), question("denied", denied, 3));
 
         Map<String, QuestionResult> results = awaitResults(Set.of("max-3", "max-2", "denied"));
         assertEquals(Outcomes.MAX_ATTEMPTS, results.get("max-3").reason());
@@ -255,7 +255,7 @@ class RepairLoopIT {
         startPipeline(oracle, CorrectionPromptBuilder.Evidence.INCLUDED, oracleValidator(oracle, gold));
 
         llm.faults().failAlways(500, null);
-        io.send(Topics.GENERATE, question("storm", q, 3));
+        io.send(Topics.GENERATE.name(), question("storm", q, 3));
         QuestionResult storm = awaitResults(Set.of("storm")).get("storm");
         assertEquals(Outcomes.LLM_UNAVAILABLE, storm.reason());
         assertEquals(1, storm.attempts(), "infrastructure retries are not attempts");
@@ -264,7 +264,7 @@ class RepairLoopIT {
 
         llm.faults().clear();
         llm.faults().rateLimitNext(2, Duration.ofSeconds(1));
-        io.send(Topics.GENERATE, question("throttled", later, 3));
+        io.send(Topics.GENERATE.name(), question("throttled", later, 3));
         QuestionResult throttled = awaitResults(Set.of("throttled")).get("throttled");
         assertEquals(Outcomes.FIRST_ATTEMPT_SUCCESS, throttled.reason(), "429s are waited out, not counted");
         assertEquals(1, throttled.attempts());
@@ -276,7 +276,7 @@ class RepairLoopIT {
         }
 
         llm.faults().slowNext(1 + FAST_RETRY.maxRetries(), Duration.ofSeconds(3)); // each beyond the client's 2 s timeout
-        io.send(Topics.GENERATE, question("timeouts", slow, 3));
+        io.send(Topics.GENERATE.name(), question("timeouts", slow, 3));
         QuestionResult timedOut = awaitResults(Set.of("timeouts")).get("timeouts");
         assertEquals(Outcomes.LLM_UNAVAILABLE, timedOut.reason());
         assertEquals(1, timedOut.attempts(), "timeouts are not attempts either");
@@ -294,7 +294,7 @@ class RepairLoopIT {
         Map<String, String> ids = new LinkedHashMap<>();
         int n = 0;
         for (String q : gold.keySet()) ids.put("defog-" + n++, q);
-        io.send(Topics.GENERATE, ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
+        io.send(Topics.GENERATE.name(), ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
 
         Map<String, QuestionResult> results = awaitResults(ids.keySet());
         Map<Fault, Integer> drawn = new java.util.EnumMap<>(Fault.class);

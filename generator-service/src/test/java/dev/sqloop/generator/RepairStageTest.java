@@ -13,8 +13,8 @@ import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -22,26 +22,25 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RepairStageTest {
-    private static final StageContext CTX = new StageContext(Map.of(), Instant.EPOCH, 0);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final RepairStage stage = new RepairStage(Tasks.DIALECTS,
             new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, CorrectionPromptBuilder.Evidence.INCLUDED),
-            registry, Clock.systemUTC());
+            new MicrometerStageMetrics(registry), Clock.systemUTC());
 
     @Test
     void shouldSendARetryToGenerateWithTheNextAttemptAndAnEvent() {
         QuestionTask in = failed(1, null, "SELECT strftime(dt, '%Y') FROM sales",
                 issue(ErrorCategory.UNSUPPORTED_FUNCTION, "line 1:8: Function 'strftime' not registered"));
-        Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in, CTX));
+        Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in));
         assertEquals(2, out.emissions().size());
-        assertEquals(Topics.GENERATE, out.emissions().get(0).topic());
+        assertEquals(Topics.GENERATE.name(), out.emissions().get(0).topic());
         QuestionTask next = (QuestionTask) out.emissions().get(0).message();
         assertEquals(2, next.attempt());
         assertEquals("SELECT strftime(dt, '%Y') FROM sales", next.previousSql());
         assertEquals("SELECT strftime(dt, '%Y') FROM sales", next.headers().get("sqloop-previous-sql"));
         assertTrue(next.correctionPrompt().contains("format_datetime"), next.correctionPrompt());
 
-        assertEquals(Topics.EVENTS, out.emissions().get(1).topic());
+        assertEquals(Topics.EVENTS.name(), out.emissions().get(1).topic());
         AttemptEvent e = (AttemptEvent) out.emissions().get(1).message();
         assertEquals("retry", e.decision());
         assertTrue(e.reason().startsWith("retry"), e.reason());
@@ -54,10 +53,10 @@ class RepairStageTest {
     void shouldFinishWithTheReasonAndTheDiffWhenSqlIsUnchanged() {
         QuestionTask in = failed(2, "SELECT id FROM products", "select id from products",
                 issue(ErrorCategory.COLUMN_NOT_FOUND, "no id"));
-        Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in, CTX));
+        Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in));
         assertEquals("final", out.kind());
         QuestionResult r = (QuestionResult) out.emissions().get(0).message();
-        assertEquals(Topics.RESULTS, out.emissions().get(0).topic());
+        assertEquals(Topics.RESULTS.name(), out.emissions().get(0).topic());
         assertEquals(Outcomes.UNCHANGED_SQL, r.reason());
         assertEquals(2, r.attempts());
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, r.errorCategory());
@@ -71,16 +70,16 @@ class RepairStageTest {
     void shouldLogTheTokenDiffAgainstThePreviousAttempt() {
         QuestionTask in = failed(2, "SELECT id FROM products", "SELECT product_id FROM products",
                 issue(ErrorCategory.COLUMN_NOT_FOUND, "no product_id"));
-        Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in, CTX));
+        Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in));
         assertEquals("changed 'id' → 'product_id'", ((AttemptEvent) out.emissions().get(1).message()).sqlDiff());
     }
 
     @Test
     void shouldFinishAtMaxAttemptsAndOnNonRetryableErrors() {
-        Outcome.Send max = (Outcome.Send) stage.process(failed(3, "SELECT a", "SELECT b", issue(ErrorCategory.SYNTAX_ERROR, "x")), CTX);
+        Outcome.Send max = (Outcome.Send) stage.process(failed(3, "SELECT a", "SELECT b", issue(ErrorCategory.SYNTAX_ERROR, "x")));
         assertEquals(Outcomes.MAX_ATTEMPTS, ((QuestionResult) max.emissions().get(0).message()).reason());
         assertEquals(3, ((QuestionResult) max.emissions().get(0).message()).attempts());
-        Outcome.Send denied = (Outcome.Send) stage.process(failed(1, null, "SELECT a", issue(ErrorCategory.PERMISSION_DENIED, "Access Denied")), CTX);
+        Outcome.Send denied = (Outcome.Send) stage.process(failed(1, null, "SELECT a", issue(ErrorCategory.PERMISSION_DENIED, "Access Denied")));
         assertEquals(Outcomes.NON_RETRYABLE, ((QuestionResult) denied.emissions().get(0).message()).reason());
     }
 }

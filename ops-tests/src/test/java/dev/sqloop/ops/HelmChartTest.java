@@ -275,7 +275,7 @@ class HelmChartTest {
         String topicsJava = Files.readString(Repo.root().resolve("common/src/main/java/dev/sqloop/common/Topics.java"));
         Set<String> registry = new TreeSet<>();
         // the first string literal of each constant: String X = "name" as well as a typed Topic<T> X = Topic.of("name", ...)
-        Matcher m = Pattern.compile("static final [\\w<>?, ]+ [A-Z_]+\\s*=[^;\"]*\"([a-z][a-z-]*)\"").matcher(topicsJava);
+        Matcher m = Pattern.compile("static final [\\w<>?, \\[\\]]+ [A-Z_]+\\s*=[^;\"]*\"([a-z][a-z-]*)\"").matcher(topicsJava);
         while (m.find()) registry.add(m.group(1));
         assertTrue(registry.size() >= 10, "topics found in Topics.java: " + registry);
         Set<String> rendered = new TreeSet<>();

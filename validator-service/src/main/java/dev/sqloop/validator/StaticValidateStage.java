@@ -9,8 +9,7 @@ import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
+import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.validator.check.SchemaCheck;
 import java.time.Clock;
 import java.time.Instant;
@@ -24,31 +23,24 @@ import java.util.Optional;
  * the question's constraints. Pass → {@code execute}; issues → {@code repair-feedback}; each decision also
  * goes to {@code events} as an {@link AttemptEvent}.
  */
-public final class StaticValidateStage implements Stage<QuestionTask> {
+public final class StaticValidateStage extends AbstractStage<QuestionTask> {
     public static final String NAME = SchemaCheck.STAGE;
 
     private final DatasourceCatalogs datasources;
     private final Clock clock;
 
     public StaticValidateStage(DatasourceCatalogs datasources, Clock clock) {
+        super(NAME, QuestionTask.class);
         this.datasources = Objects.requireNonNull(datasources, "datasources");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Class<QuestionTask> inputType() {
-        return QuestionTask.class;
-    }
-
-    @Override
-    public Outcome process(QuestionTask task, StageContext context) {
+    public Outcome process(QuestionTask task) {
         Instant started = clock.instant();
-        Optional<ValidationTarget> target = datasources.find(task.datasource());
+        // the catalog is this service's; the dialect is the one the gateway resolved (older tasks: this service's)
+        Optional<ValidationTarget> target = datasources.find(task.datasource())
+                .map(t -> task.dialect() == null ? t : new ValidationTarget(task.dialect(), t.catalog()));
         if (target.isEmpty()) {
             String message = "unknown datasource '" + task.datasource() + "'";
             return Outcome.finish(QuestionResult.failed(task, Outcomes.UNKNOWN_DATASOURCE, null,
@@ -72,7 +64,7 @@ public final class StaticValidateStage implements Stage<QuestionTask> {
         return Outcome.repair(timed.withIssues(issues)).and(Topics.EVENTS, event(task, issues, "repair", reason, started));
     }
 
-    private Message event(QuestionTask task, List<Issue> issues, String decision, String reason, Instant started) {
+    private AttemptEvent event(QuestionTask task, List<Issue> issues, String decision, String reason, Instant started) {
         Instant now = clock.instant();
         return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, "validation", task.sql(), issues, decision,
                 reason, null, Math.max(0, now.toEpochMilli() - started.toEpochMilli()), now);

@@ -11,7 +11,6 @@ import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.validator.schema.CachedSchemaCatalog;
 import dev.sqloop.validator.schema.CatalogLoadOptions;
 import dev.sqloop.validator.schema.JdbcSchemaCatalogLoader;
@@ -55,19 +54,19 @@ class StaticValidateStageIT {
         StaticValidateStage stage = new StaticValidateStage(new ConfiguredDatasourceCatalogs(
                 Map.of("shop", new ConfiguredDatasourceCatalogs.Entry(Dialect.DUCKDB, cached(url)))), Clock.systemUTC());
         QuestionTask task = QuestionTask.create("q-1", "t", "shop", "books under 20", 3, Instant.now()).withSql(sql, TokenUsage.ZERO);
-        return (Outcome.Send) stage.process(task, new StageContext(Map.of(), Instant.now(), 0));
+        return (Outcome.Send) stage.process(task);
     }
 
     @Test
     void shouldForwardAQueryMatchingTheRealSchema() {
         Outcome.Send out = validate("SELECT sku, price FROM products WHERE category = 'books' AND price < 20");
-        assertEquals(Topics.EXECUTE, out.emissions().getFirst().topic());
+        assertEquals(Topics.EXECUTE.name(), out.emissions().getFirst().topic());
     }
 
     @Test
     void shouldRepairAMisspeltCategoryWithTheRealValues() {
         Outcome.Send out = validate("SELECT sku FROM products WHERE category = 'book'");
-        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().getFirst().topic());
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), out.emissions().getFirst().topic());
         Issue issue = ((QuestionTask) out.emissions().getFirst().message()).issues().getFirst();
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
         assertEquals(List.of("books"), issue.candidates());

@@ -16,7 +16,6 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.Outcome;
-import dev.sqloop.common.runtime.StageContext;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
 
 class StaticValidateStageTest {
     private static final Instant NOW = Instant.parse("2026-11-22T10:00:00Z");
-    private static final StageContext CONTEXT = new StageContext(Map.of(), NOW, 0);
 
     private final StaticValidateStage stage = new StaticValidateStage(
             name -> name.equals("shop") ? Optional.of(new ValidationTarget(Dialect.DUCKDB, SampleCatalog.create())) : Optional.empty(),
@@ -40,18 +38,18 @@ class StaticValidateStageTest {
     @Test
     void shouldForwardValidSqlToExecuteAndLogAPassEvent() {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders ORDER BY amount DESC LIMIT 5",
-                new NlConstraints(null, null, "desc", 5, null)), CONTEXT);
+                new NlConstraints(null, null, "desc", 5, null)));
         assertEquals("forward", out.kind());
-        assertEquals(Topics.EXECUTE, out.emissions().get(0).topic());
-        assertEquals(Topics.EVENTS, out.emissions().get(1).topic());
+        assertEquals(Topics.EXECUTE.name(), out.emissions().get(0).topic());
+        assertEquals(Topics.EVENTS.name(), out.emissions().get(1).topic());
         assertEquals("pass", ((AttemptEvent) out.emissions().get(1).message()).decision());
     }
 
     @Test
     void shouldSendIssuesToRepairWhenAColumnIsMissing() {
-        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT amout FROM orders", null), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT amout FROM orders", null));
         assertEquals("repair", out.kind());
-        assertEquals(Topics.REPAIR_FEEDBACK, out.emissions().get(0).topic());
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), out.emissions().get(0).topic());
         QuestionTask sent = (QuestionTask) out.emissions().get(0).message();
         Issue issue = sent.issues().getFirst();
         assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issue.category());
@@ -61,7 +59,7 @@ class StaticValidateStageTest {
 
     @Test
     void shouldReportSyntaxErrorsWithTheParserPosition() {
-        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders WHERE", null), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders WHERE", null));
         Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
         assertEquals(ErrorCategory.SYNTAX_ERROR, issue.category());
         assertTrue(issue.message().contains("line 1"), issue.message());
@@ -69,7 +67,7 @@ class StaticValidateStageTest {
 
     @Test
     void shouldSendWritesToRepairAsReadOnlyViolations() {
-        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT 1; DROP TABLE orders", null), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT 1; DROP TABLE orders", null));
         assertEquals("repair", out.kind());
         assertEquals(ErrorCategory.READ_ONLY_VIOLATION, ((QuestionTask) out.emissions().get(0).message()).issues().getFirst().category());
     }
@@ -77,7 +75,7 @@ class StaticValidateStageTest {
     @Test
     void shouldSendConstraintViolationsToRepair() {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders ORDER BY amount DESC",
-                new NlConstraints(null, null, "desc", 5, null)), CONTEXT);
+                new NlConstraints(null, null, "desc", 5, null)));
         Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
         assertEquals("question asks for the top 5, SQL has no LIMIT", issue.message());
@@ -87,21 +85,21 @@ class StaticValidateStageTest {
     void shouldLetConstraintOnlyIssuesPassAfterTheFirstAttemptButKeepThemInTheTrace() {
         QuestionTask second = task("shop", "SELECT id FROM orders ORDER BY amount DESC", new NlConstraints(null, null, "desc", 5, null))
                 .nextAttempt("fix it").withSql("SELECT id FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
-        Outcome.Send out = (Outcome.Send) stage.process(second, CONTEXT);
-        assertEquals(Topics.EXECUTE, out.emissions().get(0).topic());
+        Outcome.Send out = (Outcome.Send) stage.process(second);
+        assertEquals(Topics.EXECUTE.name(), out.emissions().get(0).topic());
         AttemptEvent event = assertInstanceOf(AttemptEvent.class, out.emissions().get(1).message());
         assertEquals("pass-with-warnings", event.decision());
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, event.issues().getFirst().category());
 
         QuestionTask secondWithRealError = second.withSql("SELECT amout FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
-        Outcome.Send repaired = (Outcome.Send) stage.process(secondWithRealError, CONTEXT);
-        assertEquals(Topics.REPAIR_FEEDBACK, repaired.emissions().get(0).topic(), "other issues still go to repair");
+        Outcome.Send repaired = (Outcome.Send) stage.process(secondWithRealError);
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), repaired.emissions().get(0).topic(), "other issues still go to repair");
     }
 
     @Test
     void shouldNameTheColumnsAMissingGroupByNeeds() {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT status, count(*) AS n FROM orders",
-                new NlConstraints(null, true, null, null, null)), CONTEXT);
+                new NlConstraints(null, true, null, null, null)));
         Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
         assertEquals("question asks for a result per group, SQL has no GROUP BY; group by the non-aggregated columns: status", issue.message());
@@ -110,7 +108,7 @@ class StaticValidateStageTest {
 
     @Test
     void shouldNameAWriteStatementAsSqlNamesIt() {
-        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "CREATE TABLE t AS SELECT id FROM orders", null), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "CREATE TABLE t AS SELECT id FROM orders", null));
         Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
         assertEquals(ErrorCategory.READ_ONLY_VIOLATION, issue.category());
         assertTrue(issue.message().startsWith("CREATE TABLE"), issue.message());
@@ -118,7 +116,7 @@ class StaticValidateStageTest {
 
     @Test
     void shouldEndTheQuestionForAnUnknownDatasource() {
-        Outcome.Send out = (Outcome.Send) stage.process(task("nowhere", "SELECT 1", null), CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage.process(task("nowhere", "SELECT 1", null));
         assertEquals("final", out.kind());
         QuestionResult result = assertInstanceOf(QuestionResult.class, out.emissions().get(0).message());
         assertEquals(Outcomes.UNKNOWN_DATASOURCE, result.reason());
@@ -126,9 +124,17 @@ class StaticValidateStageTest {
     }
 
     @Test
+    void shouldParseWithTheDialectTheTaskCarries() {
+        // configured DuckDB here; the gateway resolved Trino, whose parser refuses DuckDB's "::" cast
+        String sql = "SELECT id::VARCHAR FROM orders";
+        assertEquals("forward", stage.process(task("shop", sql, null)).kind());
+        assertEquals("repair", stage.process(task("shop", sql, null).withDialect(Dialect.TRINO)).kind());
+    }
+
+    @Test
     void shouldTreatAMissingSqlAsInvalidLlmOutput() {
         QuestionTask noSql = QuestionTask.create("q-2", "t", "shop", "?", 3, NOW);
-        Outcome.Send out = (Outcome.Send) stage.process(noSql, CONTEXT);
+        Outcome.Send out = (Outcome.Send) stage.process(noSql);
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, ((QuestionTask) out.emissions().get(0).message()).issues().getFirst().category());
     }
 }

@@ -1,5 +1,6 @@
 package dev.sqloop.common.message;
 
+import dev.sqloop.common.Dialect;
 import dev.sqloop.common.SqloopHeaders;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -13,6 +14,8 @@ import java.util.Objects;
  *
  * @param attempt 1-based; only the repair worker increments it
  * @param timings milliseconds spent per stage, summed over attempts
+ * @param dialect the datasource's SQL dialect, resolved once by the gateway at submission; null in a task from a
+ *                producer older than this field, for which a stage falls back to its own datasource settings
  * @param previousIssues what was wrong with the previous attempt's SQL ({@code previousSql}): kept so that a success
  *                       after a repair still tells which error it fixed (the error→fix memory learns from it)
  */
@@ -38,7 +41,8 @@ public record QuestionTask(
         TokenUsage usage,
         Map<String, Long> timings,
         Map<String, String> metadata,
-        List<Issue> previousIssues) implements Message {
+        List<Issue> previousIssues,
+        Dialect dialect) implements Message {
 
     public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
@@ -66,7 +70,7 @@ public record QuestionTask(
     public static QuestionTask create(String questionId, String tenant, String datasource, String question,
                                       int maxAttempts, Instant submittedAt) {
         return new QuestionTask(CURRENT_SCHEMA_VERSION, questionId, tenant, null, datasource, question, 1, maxAttempts,
-                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     @Override
@@ -87,42 +91,49 @@ public record QuestionTask(
         return h;
     }
 
+    /** The datasource's dialect, as the gateway resolved it. */
+    public QuestionTask withDialect(Dialect dialect) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata, previousIssues, dialect);
+    }
+
     public QuestionTask withBatch(String batchId, Instant deadline, Map<String, String> metadata) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues);
+                execution, usage, timings, metadata, previousIssues, dialect);
     }
 
     public QuestionTask withContext(List<Example> examples, LinkedSchema linkedSchema, NlConstraints constraints) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues);
+                execution, usage, timings, metadata, previousIssues, dialect);
     }
 
     /** The SQL of this attempt (from the LLM or a stored example), clearing the previous attempt's findings. */
     public QuestionTask withSql(String sql, TokenUsage spent) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), correctionPrompt,
-                null, usage.plus(spent), timings, metadata, previousIssues);
+                null, usage.plus(spent), timings, metadata, previousIssues, dialect);
     }
 
     public QuestionTask withIssues(List<Issue> issues) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues);
+                execution, usage, timings, metadata, previousIssues, dialect);
     }
 
     public QuestionTask withExecution(Execution execution) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues);
+                execution, usage, timings, metadata, previousIssues, dialect);
     }
 
     /** The next attempt: attempt+1, the failed SQL becomes {@code previousSql}, the correction prompt is set. */
     public QuestionTask nextAttempt(String correctionPrompt) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt + 1, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, null, sql, List.of(), correctionPrompt,
-                null, usage, timings, metadata, issues);
+                null, usage, timings, metadata, issues, dialect);
     }
 
     /** Adds time spent in a stage (summed over attempts). */
@@ -131,6 +142,6 @@ public record QuestionTask(
         t.merge(stage, millis, Long::sum);
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, t, metadata, previousIssues);
+                execution, usage, t, metadata, previousIssues, dialect);
     }
 }

@@ -22,7 +22,12 @@ public final class Metrics {
     public static final String ATTEMPTS = "sqloop.attempts";
     /** Timer, tags stage, outcome. */
     public static final String STAGE_DURATION = "sqloop.stage.duration";
+    /** Timer, tag outcome = ok | rejected | error: one LLM call, including failed ones. */
     public static final String LLM_DURATION = "sqloop.llm.duration";
+    /** Counter of LLM tokens spent, tag type = input | output. */
+    public static final String LLM_TOKENS = "sqloop.llm.tokens";
+    /** Counter, tags datasource, kind = exact | similar: questions answered from memory without an LLM call. */
+    public static final String FEWSHOT_SHORTCUTS = "sqloop.fewshot.shortcuts";
     public static final String END_TO_END = "sqloop.end.to.end";
 
     private Metrics() {}

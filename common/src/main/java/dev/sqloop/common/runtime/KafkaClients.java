@@ -1,5 +1,6 @@
 package dev.sqloop.common.runtime;
 
+import dev.sqloop.common.Topic;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -70,6 +71,12 @@ public final class KafkaClients {
      * A runner for {@code stage} on {@code inputTopic} with its own consumer and producer, both closed with the
      * runner, and Kafka client metrics (consumer lag among them) bound to {@code registry}.
      */
+    public static <I> StageRunner<I> runner(Stage<I> stage, Topic<I> inputTopic, KafkaSettings kafka,
+                                            RunnerSettings settings, MeterRegistry registry) {
+        return runner(stage, inputTopic.name(), kafka, settings, registry);
+    }
+
+    /** The same on a topic outside the registry (tests, benchmarks). */
     public static <I> StageRunner<I> runner(Stage<I> stage, String inputTopic, KafkaSettings kafka,
                                             RunnerSettings settings, MeterRegistry registry) {
         String clientId = settings.groupId() + "-" + Long.toHexString(System.nanoTime());

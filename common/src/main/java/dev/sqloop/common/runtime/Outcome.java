@@ -1,5 +1,6 @@
 package dev.sqloop.common.runtime;
 
+import dev.sqloop.common.Topic;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionResult;
@@ -11,7 +12,7 @@ import java.util.List;
 /** What a stage decided for one input: messages to send on, or nothing. */
 public sealed interface Outcome permits Outcome.Send, Outcome.Drop {
 
-    /** One message for one topic. */
+    /** One message for one topic (by name: tests and tools route to topics outside the registry). */
     record Emission(String topic, Message message) {}
 
     /**
@@ -24,6 +25,10 @@ public sealed interface Outcome permits Outcome.Send, Outcome.Drop {
         }
 
         /** The same decision, plus a side message (an attempt event, a capture…). */
+        public <M extends Message> Send and(Topic<M> topic, M message) {
+            return and(topic.name(), message);
+        }
+
         public Send and(String topic, Message message) {
             List<Emission> all = new ArrayList<>(emissions);
             all.add(new Emission(topic, message));
@@ -34,19 +39,32 @@ public sealed interface Outcome permits Outcome.Send, Outcome.Drop {
     /** Nothing to produce (a duplicate, a stale command); the input is acknowledged. */
     record Drop(String reason) implements Outcome {}
 
+    static <M extends Message> Send forward(Topic<M> topic, M message) {
+        return forward(topic.name(), message);
+    }
+
     static Send forward(String topic, Message message) {
         return new Send("forward", List.of(new Emission(topic, message)));
     }
 
+    /** A decision named {@code kind} sending {@code message} to {@code topic}. */
+    static <M extends Message> Send send(String kind, Topic<M> topic, M message) {
+        return new Send(kind, List.of(new Emission(topic.name(), message)));
+    }
+
     static Send repair(QuestionTask task) {
-        return new Send("repair", List.of(new Emission(Topics.REPAIR_FEEDBACK, task)));
+        return send("repair", Topics.REPAIR_FEEDBACK, task);
     }
 
     static Send finish(QuestionResult result) {
-        return new Send("final", List.of(new Emission(Topics.RESULTS, result)));
+        return send("final", Topics.RESULTS, result);
     }
 
     /** Deletes {@code key} from a compacted topic: a record with a null value (see {@link Tombstone}). */
+    static Send tombstone(String kind, Topic<?> topic, String key) {
+        return tombstone(kind, topic.name(), key);
+    }
+
     static Send tombstone(String kind, String topic, String key) {
         return new Send(kind, List.of(new Emission(topic, new Tombstone(key))));
     }

@@ -13,6 +13,9 @@ import java.time.Instant;
  * warehouse connection); the runner retries it with backoff and never counts it as an attempt. Any other
  * exception is a defect for this record: it goes to the DLQ at once. A wrong SQL is not an exception but
  * an ordinary {@link Outcome}.
+ *
+ * <p>Implementations extend {@link AbstractStage}, which holds the name and the input type. A stage reports what the
+ * runner cannot see (LLM calls, repair decisions…) through {@link StageMetrics}, never through a metrics library.
  */
 public interface Stage<I> {
 
@@ -21,7 +24,11 @@ public interface Stage<I> {
 
     Class<I> inputType();
 
-    Outcome process(I input, StageContext context) throws Exception;
+    /**
+     * Everything a stage needs travels in the message itself (attempt, datasource, dialect, deadline); the
+     * {@code sqloop-*} headers mirror it for operators and the DLQ, and no stage reads them.
+     */
+    Outcome process(I input) throws Exception;
 
     /**
      * What ends a record whose processing failed for good (infrastructure budget exhausted, or a defect).

@@ -1,31 +1,20 @@
 package dev.sqloop.common.runtime;
 
-import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.SqloopHeaders;
-import dev.sqloop.common.Topics;
-import dev.sqloop.common.message.Message;
-import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.message.Tombstone;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -35,22 +24,19 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.RecordDeserializationException;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one {@link Stage} on one input topic: consume → process concurrently → produce → commit.
+ * Runs one {@link Stage} on one input topic: consume → process concurrently → produce → commit. This class is the
+ * consumer loop (poll and its error sorting, flow control, commits and rebalances, dispatch to workers); what becomes of one record is {@link RecordHandler}'s, how a message becomes a record is
+ * {@link OutgoingRecords}', dead letters are {@link DeadLetterReporter}'s, and producing until acknowledged is {@link AcknowledgedProducer}'s.
  *
  * <p>One platform thread owns the consumer. Every fetched record is processed on its own virtual thread,
  * up to {@link RunnerSettings#maxInFlight()} at once, so a stage that waits seconds on an LLM or a warehouse
@@ -58,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * committed only when every record below it has finished and its outputs were acknowledged by the
  * broker (at-least-once; downstream stages are idempotent by question id and attempt).
  *
- * <p>Infrastructure failures ({@link InfrastructureException}) are retried here with backoff and jitter,
- * the only place that retries. Undecodable records, and records that keep failing past the budget, go to
+ * <p>Infrastructure failures ({@link InfrastructureException}) are retried by the {@link RecordHandler} with
+ * backoff and jitter, the only place that retries. Undecodable records, and records that keep failing past the budget, go to
  * the {@code dlq} topic with the original key, value and headers plus {@code sqloop.error.*} headers.
  */
 public final class StageRunner<I> implements AutoCloseable {
@@ -70,25 +56,15 @@ public final class StageRunner<I> implements AutoCloseable {
     /** The lifecycle of a runner, exposed for health and readiness. */
     public enum State { CREATED, RUNNING, STOPPING, STOPPED, FAILED }
 
-    private record Work(ConsumerRecord<byte[], byte[]> record, PartitionProgress progress, Instant receivedAt) {}
-
-    /** Records to produce for one input, and the decision that made them (a metrics tag). */
-    private record Result(String kind, List<ProducerRecord<byte[], byte[]>> records) {}
-
-    /** Thrown inside a worker when the runner stops before the record could finish: it stays uncommitted. */
-    private static final class Abandoned extends Exception {
-        Abandoned() {
-            super(null, null, false, false);
-        }
-    }
+    private record Work(ConsumerRecord<byte[], byte[]> record, PartitionProgress progress) {}
 
     private final Stage<I> stage;
     private final String inputTopic;
     private final Consumer<byte[], byte[]> consumer;
-    private final Producer<byte[], byte[]> producer;
     private final RunnerSettings settings;
     private final MeterRegistry registry;
-    private final Clock clock;
+    private final RecordHandler<I> handler;
+    private final AcknowledgedProducer output;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     private final Map<TopicPartition, PartitionProgress> progress = new ConcurrentHashMap<>();
@@ -114,15 +90,19 @@ public final class StageRunner<I> implements AutoCloseable {
         this.stage = stage;
         this.inputTopic = inputTopic;
         this.consumer = consumer;
-        this.producer = producer;
         this.settings = settings;
         this.registry = registry;
-        this.clock = clock;
         this.pauseThreshold = Math.max(1, Math.min(settings.maxPollRecords(), settings.maxInFlight()));
         this.workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sqloop-" + stage.name() + "-", 0).factory());
         this.consumerThread = Thread.ofPlatform().name("sqloop-" + stage.name() + "-consumer").unstarted(this::runLoop);
         this.retries = Counter.builder("sqloop.stage.infrastructure.retries").description("Infrastructure retries (never repair attempts)")
                 .tag("stage", stage.name()).register(registry);
+        DeadLetterReporter deadLetters = new DeadLetterReporter(stage.name(),
+                reason -> registry.counter("sqloop.dlq.records", "stage", stage.name(), "reason", reason).increment());
+        this.handler = new RecordHandler<>(stage, settings.retry(), clock, deadLetters, () -> stopping, retries::increment,
+                RecordHandler.Sleeper.REAL);
+        this.output = new AcknowledgedProducer(stage.name(), producer, deadLetters, settings.retry(), () -> stopping,
+                RecordHandler.Sleeper.REAL);
         Gauge.builder("sqloop.stage.inflight", inFlight, AtomicInteger::get).description("Records being processed")
                 .tag("stage", stage.name()).register(registry);
         Gauge.builder("sqloop.stage.buffered", pendingCount, AtomicInteger::get).description("Records fetched, waiting for a slot")
@@ -192,12 +172,11 @@ public final class StageRunner<I> implements AutoCloseable {
                     log.warn("stage {}: poll failed, continuing: {}", stage.name(), e.toString());
                     continue;
                 }
-                Instant now = clock.instant();
                 for (ConsumerRecord<byte[], byte[]> record : records) {
                     PartitionProgress p = progress.get(new TopicPartition(record.topic(), record.partition()));
                     if (p == null) continue; // revoked during this poll; it will be fetched again by its new owner
                     p.track(record.offset());
-                    pending.add(new Work(record, p, now));
+                    pending.add(new Work(record, p));
                     pendingCount.incrementAndGet();
                 }
                 dispatch();
@@ -387,13 +366,13 @@ public final class StageRunner<I> implements AutoCloseable {
         String kind = "abandoned";
         boolean slotHeld = true;
         try {
-            Result result = evaluate(work);
+            RecordHandler.Handled result = handler.handle(work.record());
             kind = result.kind();
             slotHeld = false;
             releaseSlot();
-            produce(work, result.records());
+            output.produce(work.record(), result.records());
             work.progress().complete(work.record().offset());
-        } catch (Abandoned e) {
+        } catch (RecordHandler.Abandoned e) {
             kind = "abandoned";
         } catch (Throwable t) {
             kind = "abandoned";
@@ -415,149 +394,6 @@ public final class StageRunner<I> implements AutoCloseable {
     private void releaseSlot() {
         inFlight.decrementAndGet();
         dispatch();
-    }
-
-    private Result evaluate(Work work) throws Abandoned {
-        ConsumerRecord<byte[], byte[]> record = work.record();
-        Map<String, String> headers = headersOf(record);
-        I input;
-        try {
-            input = JsonCodec.decode(record.value(), stage.inputType());
-        } catch (JsonCodec.DecodeException e) {
-            log.warn("stage {}: undecodable record {}-{}@{} to the DLQ: {}", stage.name(), record.topic(),
-                    record.partition(), record.offset(), e.getMessage());
-            return new Result("dlq", List.of(deadLetter(record, "undecodable", e)));
-        }
-        Instant deadline = deadlineOf(input, headers);
-        int attempt = 0;
-        while (true) {
-            Instant now = clock.instant();
-            if (deadline != null && now.isAfter(deadline)) {
-                return new Result("deadline", toRecords(stage.onDeadline(input, deadline, now), headers));
-            }
-            try {
-                Outcome outcome = stage.process(input, new StageContext(headers, work.receivedAt(), attempt));
-                return new Result(outcome.kind(), toRecords(outcome, headers));
-            } catch (InfrastructureException e) {
-                if (stopping) throw new Abandoned();
-                if (!settings.retry().canRetry(attempt)) {
-                    log.warn("stage {}: giving up on {} after {} infrastructure retries: {}", stage.name(),
-                            record.key() == null ? "?" : new String(record.key(), StandardCharsets.UTF_8), attempt, e.toString());
-                    return giveUp(record, input, headers, e, true);
-                }
-                attempt++;
-                retries.increment();
-                Duration delay = settings.retry().delay(attempt, e.retryAfter().orElse(null));
-                log.debug("stage {}: infrastructure retry {} in {}: {}", stage.name(), attempt, delay, e.toString());
-                if (!sleepQuietly(delay)) throw new Abandoned();
-            } catch (InterruptedException e) {
-                throw new Abandoned();
-            } catch (Exception e) {
-                if (stopping && Thread.currentThread().isInterrupted()) throw new Abandoned();
-                log.warn("stage {}: processing failed for {}-{}@{}, to the DLQ", stage.name(), record.topic(),
-                        record.partition(), record.offset(), e);
-                return giveUp(record, input, headers, e, false);
-            }
-        }
-    }
-
-    private Result giveUp(ConsumerRecord<byte[], byte[]> record, I input, Map<String, String> headers, Exception cause,
-                          boolean infrastructure) {
-        List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(
-                toRecords(stage.onGiveUp(input, cause, infrastructure, clock.instant()), headers));
-        out.add(deadLetter(record, infrastructure ? "retries_exhausted" : "processing_failed", cause));
-        return new Result(infrastructure ? "gave_up" : "failed", out);
-    }
-
-    private static Instant deadlineOf(Object input, Map<String, String> headers) {
-        if (input instanceof QuestionTask task && task.deadline() != null) return task.deadline();
-        String header = headers.get(SqloopHeaders.DEADLINE);
-        if (header == null) return null;
-        try {
-            return Instant.ofEpochMilli(Long.parseLong(header.trim()));
-        } catch (NumberFormatException e) {
-            return null; // a malformed deadline imposes none; the message itself is still processed
-        }
-    }
-
-    /** Produces and waits for the broker's acknowledgement; retries until it succeeds or the runner stops. */
-    private void produce(Work work, List<ProducerRecord<byte[], byte[]>> records) throws Abandoned {
-        int attempt = 0;
-        List<ProducerRecord<byte[], byte[]>> toSend = records;
-        while (true) {
-            List<Future<RecordMetadata>> acks = new ArrayList<>(toSend.size());
-            try {
-                for (ProducerRecord<byte[], byte[]> r : toSend) acks.add(producer.send(r));
-                for (Future<RecordMetadata> ack : acks) ack.get();
-                return;
-            } catch (InterruptedException e) {
-                throw new Abandoned();
-            } catch (ExecutionException | KafkaException e) {
-                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-                if (stopping) throw new Abandoned();
-                boolean alreadyDeadLetter = toSend.size() == 1 && Topics.DLQ.equals(toSend.get(0).topic());
-                if (!(cause instanceof RetriableException) && !alreadyDeadLetter) {
-                    // An output the broker will never take (too large, invalid): dead-letter the input instead.
-                    log.warn("stage {}: output rejected ({}), input to the DLQ", stage.name(), cause.toString());
-                    toSend = List.of(deadLetter(work.record(), "output_rejected", cause));
-                    continue;
-                }
-                attempt++;
-                log.warn("stage {}: produce failed (try {}), retrying: {}", stage.name(), attempt, cause.toString());
-                if (!sleepQuietly(settings.retry().delay(Math.min(attempt, 10), null))) throw new Abandoned();
-            }
-        }
-    }
-
-    private List<ProducerRecord<byte[], byte[]>> toRecords(Outcome outcome, Map<String, String> incoming) {
-        if (!(outcome instanceof Outcome.Send send)) return List.of();
-        List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(send.emissions().size());
-        for (Outcome.Emission emission : send.emissions()) {
-            Message message = emission.message();
-            Map<String, String> headers = new LinkedHashMap<>();
-            incoming.forEach((k, v) -> {
-                if (!k.startsWith(SqloopHeaders.ERROR_PREFIX) && !k.equals(SqloopHeaders.PREVIOUS_SQL)) headers.put(k, v);
-            });
-            headers.putAll(message.headers());
-            headers.put(SqloopHeaders.TRACEPARENT, TraceParent.child(incoming.get(SqloopHeaders.TRACEPARENT)));
-            RecordHeaders recordHeaders = new RecordHeaders();
-            headers.forEach((k, v) -> recordHeaders.add(k, v.getBytes(StandardCharsets.UTF_8)));
-            byte[] key = message.key() == null ? null : message.key().getBytes(StandardCharsets.UTF_8);
-            // the one place a null value is produced: a deletion on a compacted topic
-            byte[] value = message instanceof Tombstone ? null : JsonCodec.encode(message);
-            out.add(new ProducerRecord<>(emission.topic(), null, key, value, recordHeaders));
-        }
-        return out;
-    }
-
-    private ProducerRecord<byte[], byte[]> deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, Throwable cause) {
-        registry.counter("sqloop.dlq.records", "stage", stage.name(), "reason", reason).increment();
-        RecordHeaders headers = new RecordHeaders();
-        for (Header h : record.headers()) {
-            if (!h.key().startsWith(SqloopHeaders.ERROR_PREFIX)) headers.add(h);
-        }
-        String message = cause.getMessage() == null ? "" : cause.getMessage();
-        if (message.length() > 4000) message = message.substring(0, 4000) + "…";
-        headers.add(SqloopHeaders.ERROR_TOPIC, utf8(record.topic()));
-        headers.add(SqloopHeaders.ERROR_PARTITION, utf8(Integer.toString(record.partition())));
-        headers.add(SqloopHeaders.ERROR_OFFSET, utf8(Long.toString(record.offset())));
-        headers.add(SqloopHeaders.ERROR_STAGE, utf8(stage.name()));
-        headers.add(SqloopHeaders.ERROR_REASON, utf8(reason));
-        headers.add(SqloopHeaders.ERROR_CLASS, utf8(cause.getClass().getName()));
-        headers.add(SqloopHeaders.ERROR_MESSAGE, utf8(message));
-        return new ProducerRecord<>(Topics.DLQ, null, record.key(), record.value(), headers);
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static Map<String, String> headersOf(ConsumerRecord<byte[], byte[]> record) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (Header h : record.headers()) {
-            if (h.value() != null) headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8));
-        }
-        return headers;
     }
 
     private static boolean sleepQuietly(Duration d) {

@@ -25,7 +25,7 @@ public final class PassThroughStage implements Stage<Probe> {
     }
 
     @Override
-    public Outcome process(Probe input, StageContext context) throws InterruptedException {
+    public Outcome process(Probe input) throws InterruptedException {
         if (!work.isZero()) Thread.sleep(work);
         return Outcome.forward(next, new Probe(input.id(), input.seq(), input.hops() + 1));
     }

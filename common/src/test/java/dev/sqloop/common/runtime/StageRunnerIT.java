@@ -43,7 +43,7 @@ class StageRunnerIT {
     static void startBroker() {
         broker = EmbeddedKafka.start();
         kafka = new KafkaTestSupport(broker.bootstrapServers());
-        kafka.createTopics(1, Topics.DLQ, Topics.RESULTS);
+        kafka.createTopics(1, Topics.DLQ.name(), Topics.RESULTS.name());
     }
 
     @AfterAll
@@ -101,7 +101,7 @@ class StageRunnerIT {
         List<ConsumerRecord<byte[], byte[]>> out = kafka.readUntil("poison-out", Duration.ofSeconds(60), l -> keys(l).size() >= 2);
         assertEquals(Set.of("good-1", "good-2"), keys(out));
 
-        List<ConsumerRecord<byte[], byte[]>> dlq = kafka.readUntil(Topics.DLQ, Duration.ofSeconds(60),
+        List<ConsumerRecord<byte[], byte[]>> dlq = kafka.readUntil(Topics.DLQ.name(), Duration.ofSeconds(60),
                 l -> keys(l).containsAll(Set.of("bad-bytes", "bad-missing")));
         ConsumerRecord<byte[], byte[]> bytes = dlq.stream().filter(r -> new String(r.key(), StandardCharsets.UTF_8).equals("bad-bytes")).findFirst().orElseThrow();
         assertEquals("\u0000not json{", new String(bytes.value(), StandardCharsets.UTF_8), "original value kept");
@@ -131,7 +131,7 @@ class StageRunnerIT {
         }
 
         @Override
-        public Outcome process(QuestionTask input, StageContext context) {
+        public Outcome process(QuestionTask input) {
             callTimes.add(System.nanoTime());
             throw new InfrastructureException("endpoint returned 503", null);
         }
@@ -147,7 +147,7 @@ class StageRunnerIT {
         QuestionTask task = QuestionTask.create("q-down", "acme", "demo", "how many orders?", 3, Instant.now());
         kafka.send("down-in", task.key(), JsonCodec.encode(task), task.headers());
 
-        List<ConsumerRecord<byte[], byte[]>> results = kafka.readUntil(Topics.RESULTS, Duration.ofSeconds(60),
+        List<ConsumerRecord<byte[], byte[]>> results = kafka.readUntil(Topics.RESULTS.name(), Duration.ofSeconds(60),
                 l -> keys(l).contains("q-down"));
         QuestionResult result = results.stream().filter(r -> new String(r.key(), StandardCharsets.UTF_8).equals("q-down"))
                 .map(r -> decode(r.value(), QuestionResult.class)).findFirst().orElseThrow();
@@ -163,7 +163,7 @@ class StageRunnerIT {
         assertTrue(gaps.get(3) >= 400, "fourth backoff >= 400 ms (exponential): " + gaps);
         assertTrue(gaps.get(3) > gaps.get(0), "backoff grows: " + gaps);
 
-        List<ConsumerRecord<byte[], byte[]>> dlq = kafka.readUntil(Topics.DLQ, Duration.ofSeconds(30), l -> keys(l).contains("q-down"));
+        List<ConsumerRecord<byte[], byte[]>> dlq = kafka.readUntil(Topics.DLQ.name(), Duration.ofSeconds(30), l -> keys(l).contains("q-down"));
         ConsumerRecord<byte[], byte[]> dead = dlq.stream().filter(r -> new String(r.key(), StandardCharsets.UTF_8).equals("q-down")).findFirst().orElseThrow();
         assertEquals("retries_exhausted", header(dead, SqloopHeaders.ERROR_REASON));
         assertEquals(InfrastructureException.class.getName(), header(dead, SqloopHeaders.ERROR_CLASS));
@@ -178,7 +178,7 @@ class StageRunnerIT {
         Stage<QuestionTask> stage = new Stage<>() {
             public String name() { return "late"; }
             public Class<QuestionTask> inputType() { return QuestionTask.class; }
-            public Outcome process(QuestionTask in, StageContext ctx) {
+            public Outcome process(QuestionTask in) {
                 processed.incrementAndGet();
                 return Outcome.forward("late-out", in);
             }
@@ -188,7 +188,7 @@ class StageRunnerIT {
                 .withBatch(null, Instant.now().minusSeconds(5), Map.of());
         kafka.send("late-in", late.key(), JsonCodec.encode(late), late.headers());
 
-        List<ConsumerRecord<byte[], byte[]>> results = kafka.readUntil(Topics.RESULTS, Duration.ofSeconds(60), l -> keys(l).contains("q-late"));
+        List<ConsumerRecord<byte[], byte[]>> results = kafka.readUntil(Topics.RESULTS.name(), Duration.ofSeconds(60), l -> keys(l).contains("q-late"));
         QuestionResult result = results.stream().filter(r -> new String(r.key(), StandardCharsets.UTF_8).equals("q-late"))
                 .map(r -> decode(r.value(), QuestionResult.class)).findFirst().orElseThrow();
         assertEquals(Outcomes.DEADLINE_EXCEEDED, result.reason());

@@ -8,7 +8,6 @@ import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.Stage;
-import dev.sqloop.common.runtime.StageContext;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.common.Topics;
 import dev.sqloop.testkit.EmbeddedKafka;
@@ -80,7 +79,7 @@ public final class RunnerBenchmark {
             return Item.class;
         }
 
-        public Outcome process(Item in, StageContext ctx) throws InterruptedException {
+        public Outcome process(Item in) throws InterruptedException {
             firstStart.accumulateAndGet(System.nanoTime(), Math::min);
             Thread.sleep(latencyMillis.getAsLong());
             return Outcome.forward(out, in);
@@ -230,7 +229,7 @@ public final class RunnerBenchmark {
                         results.add(workers.submit(() -> {
                             try {
                                 Item item = JsonCodec.decode(r.value(), Item.class);
-                                stage.process(item, new StageContext(Map.of(), java.time.Instant.now(), 0));
+                                stage.process(item);
                                 producer.send(new ProducerRecord<>(out, r.key(), r.value())).get();
                                 return true;
                             } finally {

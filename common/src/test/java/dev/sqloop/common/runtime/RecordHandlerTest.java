@@ -1,0 +1,220 @@
+package dev.sqloop.common.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.SqloopHeaders;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+/** The per-record decisions of the runtime, without a consumer, a producer or real sleeps. */
+class RecordHandlerTest {
+    private static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+    private static final RetryPolicy POLICY = new RetryPolicy(3, Duration.ofMillis(100), Duration.ofSeconds(2), 2.0);
+
+    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<String> deadLetterReasons = new ArrayList<>();
+    private final AtomicInteger retries = new AtomicInteger();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+
+    /** A question stage whose behaviour is a function of the call number (0-based). */
+    private static final class Scripted extends AbstractStage<QuestionTask> {
+        final AtomicInteger calls = new AtomicInteger();
+        final Function<Integer, Outcome> script;
+
+        Scripted(Function<Integer, Outcome> script) {
+            super("scripted", QuestionTask.class);
+            this.script = script;
+        }
+
+        @Override
+        public Outcome process(QuestionTask input) {
+            return script.apply(calls.getAndIncrement());
+        }
+    }
+
+    private <I> RecordHandler<I> handler(Stage<I> stage) {
+        return new RecordHandler<>(stage, POLICY, Clock.fixed(NOW, ZoneOffset.UTC),
+                new DeadLetterReporter(stage.name(), deadLetterReasons::add), stopping::get, retries::incrementAndGet,
+                d -> {
+                    sleeps.add(d);
+                    return true;
+                });
+    }
+
+    private static ConsumerRecord<byte[], byte[]> record(String key, byte[] value, Map<String, String> headers) {
+        RecordHeaders h = new RecordHeaders();
+        headers.forEach((k, v) -> h.add(k, v.getBytes(StandardCharsets.UTF_8)));
+        return new ConsumerRecord<>("in", 2, 41L, -1L, TimestampType.CREATE_TIME, -1, -1,
+                key.getBytes(StandardCharsets.UTF_8), value, h, java.util.Optional.empty());
+    }
+
+    private static ConsumerRecord<byte[], byte[]> record(QuestionTask task) {
+        return record(task.key(), JsonCodec.encode(task), task.headers());
+    }
+
+    private static QuestionTask task() {
+        return QuestionTask.create("q1", "acme", "demo", "how many orders?", 3, NOW.minusSeconds(10));
+    }
+
+    private static String header(ProducerRecord<byte[], byte[]> r, String name) {
+        var h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    private static <T> T decode(ProducerRecord<byte[], byte[]> r, Class<T> type) {
+        try {
+            return JsonCodec.decode(r.value(), type);
+        } catch (JsonCodec.DecodeException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void shouldForwardTheOutcomeOfAStageWithTheIncomingHeaders() throws Exception {
+        Scripted stage = new Scripted(n -> Outcome.forward(Topics.GENERATE, task().withSql("SELECT 1", null)));
+        RecordHandler.Handled handled = handler(stage).handle(record(task()));
+        assertEquals("forward", handled.kind());
+        assertEquals(1, handled.records().size());
+        ProducerRecord<byte[], byte[]> out = handled.records().getFirst();
+        assertEquals(Topics.GENERATE.name(), out.topic());
+        assertEquals("q1", new String(out.key(), StandardCharsets.UTF_8));
+        assertEquals("demo", header(out, SqloopHeaders.DATASOURCE));
+        assertEquals("SELECT 1", decode(out, QuestionTask.class).sql());
+        assertEquals(0, retries.get());
+        assertTrue(deadLetterReasons.isEmpty());
+    }
+
+    @Test
+    void shouldDeadLetterAnUndecodableRecordWithoutCallingTheStage() throws Exception {
+        Scripted stage = new Scripted(n -> Outcome.drop("never"));
+        RecordHandler.Handled handled = handler(stage).handle(record("bad", "{not json".getBytes(StandardCharsets.UTF_8),
+                Map.of("origin", "test")));
+        assertEquals("dlq", handled.kind());
+        assertEquals(0, stage.calls.get());
+        ProducerRecord<byte[], byte[]> dead = handled.records().getFirst();
+        assertEquals(Topics.DLQ.name(), dead.topic());
+        assertEquals("{not json", new String(dead.value(), StandardCharsets.UTF_8));
+        assertEquals("test", header(dead, "origin"));
+        assertEquals(DeadLetterReporter.UNDECODABLE, header(dead, SqloopHeaders.ERROR_REASON));
+        assertEquals(List.of(DeadLetterReporter.UNDECODABLE), deadLetterReasons);
+    }
+
+    @Test
+    void shouldRetryInfrastructureFailuresWithBackoffAndNeverCountThemAsAttempts() throws Exception {
+        Scripted stage = new Scripted(n -> {
+            if (n < 2) throw new InfrastructureException("503", null);
+            return Outcome.forward(Topics.STATIC_VALIDATE, task());
+        });
+        RecordHandler.Handled handled = handler(stage).handle(record(task()));
+        assertEquals("forward", handled.kind());
+        assertEquals(3, stage.calls.get());
+        assertEquals(2, retries.get());
+        assertEquals(2, sleeps.size());
+        // full jitter: retry n waits within [cap/2, cap], cap = 100 ms * 2^(n-1)
+        assertTrue(sleeps.get(0).toMillis() >= 50 && sleeps.get(0).toMillis() <= 100, "first backoff " + sleeps);
+        assertTrue(sleeps.get(1).toMillis() >= 100 && sleeps.get(1).toMillis() <= 200, "second backoff " + sleeps);
+        assertEquals(1, decode(handled.records().getFirst(), QuestionTask.class).attempt());
+    }
+
+    @Test
+    void shouldHonourRetryAfterFromTheServer() throws Exception {
+        Scripted stage = new Scripted(n -> {
+            if (n == 0) throw new InfrastructureException("429", null, Duration.ofMillis(1500));
+            return Outcome.drop("done");
+        });
+        assertEquals("drop", handler(stage).handle(record(task())).kind());
+        assertEquals(List.of(Duration.ofMillis(1500)), sleeps);
+    }
+
+    @Test
+    void shouldGiveUpPastTheBudgetWithTheStagesOutcomeAndADeadLetter() throws Exception {
+        Scripted stage = new Scripted(n -> {
+            throw new InfrastructureException("endpoint returned 503", null);
+        });
+        RecordHandler.Handled handled = handler(stage).handle(record(task()));
+        assertEquals("gave_up", handled.kind());
+        assertEquals(4, stage.calls.get(), "one call plus three retries");
+        assertEquals(3, retries.get());
+        assertEquals(2, handled.records().size());
+        QuestionResult result = decode(handled.records().get(0), QuestionResult.class);
+        assertEquals(Topics.RESULTS.name(), handled.records().get(0).topic());
+        assertEquals(Outcomes.INFRASTRUCTURE_ERROR, result.reason());
+        ProducerRecord<byte[], byte[]> dead = handled.records().get(1);
+        assertEquals(DeadLetterReporter.RETRIES_EXHAUSTED, header(dead, SqloopHeaders.ERROR_REASON));
+        assertEquals("endpoint returned 503", header(dead, SqloopHeaders.ERROR_MESSAGE));
+        assertEquals("1", header(dead, SqloopHeaders.ATTEMPT), "original headers kept on the dead letter");
+    }
+
+    @Test
+    void shouldSendADefectToTheDeadLetterQueueAtOnceAndEndTheQuestion() throws Exception {
+        Scripted stage = new Scripted(n -> {
+            throw new IllegalStateException("bug");
+        });
+        RecordHandler.Handled handled = handler(stage).handle(record(task()));
+        assertEquals("failed", handled.kind());
+        assertEquals(1, stage.calls.get(), "a defect is not retried");
+        assertEquals(Outcomes.INTERNAL_ERROR, decode(handled.records().get(0), QuestionResult.class).reason());
+        assertEquals(DeadLetterReporter.PROCESSING_FAILED, header(handled.records().get(1), SqloopHeaders.ERROR_REASON));
+        assertEquals(IllegalStateException.class.getName(), header(handled.records().get(1), SqloopHeaders.ERROR_CLASS));
+    }
+
+    @Test
+    void shouldEndAQuestionPastItsDeadlineWithoutWorkingOnIt() throws Exception {
+        Scripted stage = new Scripted(n -> Outcome.drop("never"));
+        QuestionTask late = task().withBatch(null, NOW.minusSeconds(1), Map.of());
+        RecordHandler.Handled handled = handler(stage).handle(record(late));
+        assertEquals("deadline", handled.kind());
+        assertEquals(0, stage.calls.get());
+        assertEquals(Outcomes.DEADLINE_EXCEEDED, decode(handled.records().getFirst(), QuestionResult.class).reason());
+    }
+
+    @Test
+    void shouldReadTheDeadlineHeaderOfAMessageWithoutOne() {
+        assertEquals(Instant.ofEpochMilli(5), RecordHandler.deadlineOf(new Probe("p", 1, 0), Map.of(SqloopHeaders.DEADLINE, "5")));
+        assertNull(RecordHandler.deadlineOf(new Probe("p", 1, 0), Map.of(SqloopHeaders.DEADLINE, "soon")), "malformed: none");
+        assertNull(RecordHandler.deadlineOf(new Probe("p", 1, 0), Map.of()));
+    }
+
+    @Test
+    void shouldAbandonARetryingRecordWhenTheRunnerStops() {
+        Scripted stage = new Scripted(n -> {
+            stopping.set(true);
+            throw new InfrastructureException("503", null);
+        });
+        assertThrows(RecordHandler.Abandoned.class, () -> handler(stage).handle(record(task())));
+        assertTrue(deadLetterReasons.isEmpty(), "an abandoned record stays uncommitted, not dead-lettered");
+    }
+
+    @Test
+    void shouldAbandonWhenTheBackoffIsInterrupted() {
+        Scripted stage = new Scripted(n -> {
+            throw new InfrastructureException("503", null);
+        });
+        RecordHandler<QuestionTask> interrupted = new RecordHandler<>(stage, POLICY, Clock.fixed(NOW, ZoneOffset.UTC),
+                new DeadLetterReporter("scripted", deadLetterReasons::add), () -> false, () -> {}, d -> false);
+        assertThrows(RecordHandler.Abandoned.class, () -> interrupted.handle(record(task())));
+        assertEquals(1, stage.calls.get());
+    }
+}

@@ -1,0 +1,58 @@
+package dev.sqloop.gateway;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.message.FeedbackCommand;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.util.Map;
+
+/**
+ * {@code POST /v1/questions/{id}/feedback}: a curator saves the question's SQL (or a corrected one) as an example,
+ * unsaves it, or marks it wrong. The body is validated before the question is looked up, so a bad body is a 400
+ * whatever the id; the change itself obeys the example ownership rules of {@link ExampleEndpoints}.
+ */
+final class FeedbackEndpoints {
+    private final GatewayConfig config;
+    private final Submitter submitter;
+    private final Forwarding forwarding;
+    private final ExampleEndpoints examples;
+
+    FeedbackEndpoints(GatewayConfig config, Submitter submitter, Forwarding forwarding, ExampleEndpoints examples) {
+        this.config = config;
+        this.submitter = submitter;
+        this.forwarding = forwarding;
+        this.examples = examples;
+    }
+
+    void register(Javalin app) {
+        app.post("/v1/questions/{id}/feedback", this::feedback);
+    }
+
+    /** What feedback needs of the question's status view. */
+    private record Question(String datasource, String question, String sql) {
+        static Question of(Map<String, Object> status) {
+            return new Question(text(status.get("datasource")), text(status.get("question")), text(status.get("sql")));
+        }
+
+        private static String text(Object value) {
+            return value instanceof String s ? s : null;
+        }
+    }
+
+    private void feedback(Context ctx) {
+        Http.requireJson(ctx, "application/json");
+        String id = ctx.pathParam("id");
+        FeedbackRequest request = FeedbackRequest.parse(Http.parseJson(ctx.body()), config);
+        Question q = Question.of(forwarding.findQuestion(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id)));
+        String sql = request.sql() != null ? request.sql() : q.sql();
+        if (request.saves() && (sql == null || sql.isBlank())) {
+            throw ApiError.badRequest("save needs SQL: the question has none yet, pass \"sql\"", "sql");
+        }
+        String tenant = Auth.tenant(ctx);
+        examples.requireMayChange(tenant, q.datasource(), q.question(), request.saves());
+        Dialect dialect = q.datasource() == null ? null : config.datasources().get(q.datasource());
+        submitter.submitFeedback(new FeedbackCommand(0, id, request.action(), tenant, q.datasource(), q.question(), sql,
+                dialect == null ? null : dialect.wireName(), submitter.now()));
+        ctx.status(202).json(Map.of("id", id, "action", request.action(), "status", "accepted"));
+    }
+}

@@ -1,0 +1,51 @@
+package dev.sqloop.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.sql.QueryCheck;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One validated {@code POST /v1/questions/{id}/feedback} body.
+ *
+ * @param sql the SQL to save instead of the question's own (checked to be one read-only query); null to use the question's
+ */
+public record FeedbackRequest(String action, String sql) {
+    public static final String SAVE = "save";
+    public static final String UNSAVE = "unsave";
+    public static final String MARK_WRONG = "mark-wrong";
+    /** In the order the API documents them. */
+    static final List<String> ACTIONS = List.of(SAVE, UNSAVE, MARK_WRONG);
+    private static final Set<String> KNOWN_FIELDS = Set.of("action", "sql");
+
+    /** Validates a JSON object; every refusal names the field. */
+    public static FeedbackRequest parse(JsonNode node, GatewayConfig config) {
+        if (node == null || !node.isObject()) throw ApiError.badRequest("feedback must be a JSON object", null);
+        node.fieldNames().forEachRemaining(name -> {
+            if (!KNOWN_FIELDS.contains(name)) throw ApiError.badRequest("unknown field '" + name + "'; known: " + new TreeSet<>(KNOWN_FIELDS), name);
+        });
+        JsonNode a = node.get("action");
+        String action = a != null && a.isTextual() ? a.asText() : "";
+        if (!ACTIONS.contains(action)) throw ApiError.badRequest("action must be one of " + ACTIONS, "action");
+        String sql = null;
+        JsonNode s = node.get("sql");
+        if (s != null && !s.isNull()) {
+            if (!s.isTextual()) throw ApiError.badRequest("sql must be a string", "sql");
+            sql = s.asText().strip();
+            if (sql.isEmpty()) throw ApiError.badRequest("sql must not be empty", "sql");
+            if (sql.length() > config.maxSqlChars()) throw ApiError.badRequest("sql is longer than " + config.maxSqlChars() + " characters", "sql");
+            if (SAVE.equals(action)) {
+                // a save makes an example, held to the rule of POST /v1/examples
+                QueryCheck.whyNotAQuery(sql).ifPresent(reason -> {
+                    throw ApiError.badRequest("sql must be one read-only query: " + reason, "sql");
+                });
+            }
+        }
+        return new FeedbackRequest(action, sql);
+    }
+
+    boolean saves() {
+        return SAVE.equals(action);
+    }
+}

@@ -1,0 +1,77 @@
+package dev.sqloop.gateway;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.gateway.Views.QuestionState;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads that live on another gateway instance: Kafka Streams partitions the results view, and a key this instance does
+ * not own is answered by the owner (one hop: a forwarded request that lands on a non-owner is a 503 to retry).
+ */
+final class Forwarding {
+    static final String FORWARDED = "X-Sqloop-Forwarded";
+
+    private final ResultsView view;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    Forwarding(ResultsView view) {
+        this.view = view;
+    }
+
+    /** Answers with the owner's response when {@code key} lives on another instance. */
+    boolean forwarded(Context ctx, String store, String key) {
+        Optional<URI> owner = view.ownerOf(store, key);
+        if (owner.isEmpty()) return false;
+        if (ctx.header(FORWARDED) != null) {
+            throw new ApiError(503, "unavailable", "results are being rebalanced; retry shortly", null, null);
+        }
+        HttpResponse<String> r = forward(ctx, owner.get(), ctx.path());
+        ctx.status(r.statusCode()).contentType(r.headers().firstValue("Content-Type").orElse("application/json")).result(r.body());
+        return true;
+    }
+
+    /** The question's status view, from the owning instance; empty when unknown to this tenant. */
+    Optional<Map<String, Object>> findQuestion(Context ctx, String id) {
+        Optional<URI> owner = view.ownerOf(ResultsView.QUESTIONS, id);
+        if (owner.isPresent()) {
+            HttpResponse<String> r = forward(ctx, owner.get(), "/v1/questions/" + id);
+            if (r.statusCode() == 404) return Optional.empty();
+            if (r.statusCode() != 200) throw new ApiError(r.statusCode(), "upstream", r.body(), null, null);
+            return Optional.of(readMap(r.body()));
+        }
+        Optional<QuestionState> state = view.get(ResultsView.QUESTIONS, id);
+        return state.filter(s -> Auth.tenant(ctx).equals(s.tenant())).map(s -> StatusView.of(id, s));
+    }
+
+    private HttpResponse<String> forward(Context ctx, URI owner, String path) {
+        HttpRequest.Builder req = HttpRequest.newBuilder(owner.resolve(path)).timeout(Duration.ofSeconds(30)).header(FORWARDED, "1");
+        Optional.ofNullable(ctx.header("X-API-Key")).ifPresent(v -> req.header("X-API-Key", v));
+        Optional.ofNullable(ctx.header("Authorization")).ifPresent(v -> req.header("Authorization", v));
+        try {
+            return http.send(req.GET().build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new ApiError(503, "unavailable", "the gateway instance owning this key is unreachable: " + e.getMessage(), null, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiError(503, "unavailable", "interrupted", null, null);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> readMap(String json) {
+        try {
+            return JsonCodec.mapper().readValue(json, Map.class);
+        } catch (JsonProcessingException e) {
+            throw new ApiError(502, "upstream", "invalid answer from another gateway instance", null, null);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.sqloop.gateway;
+
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.gateway.Views.QuestionState;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** {@code POST /v1/questions}, {@code GET /v1/questions/{id}} and its {@code /trace}. */
+final class QuestionEndpoints {
+    private final GatewayConfig config;
+    private final Submitter submitter;
+    private final ResultsView view;
+    private final Forwarding forwarding;
+
+    QuestionEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, Forwarding forwarding) {
+        this.config = config;
+        this.submitter = submitter;
+        this.view = view;
+        this.forwarding = forwarding;
+    }
+
+    void register(Javalin app) {
+        app.post("/v1/questions", this::submit);
+        app.get("/v1/questions/{id}", this::get);
+        app.get("/v1/questions/{id}/trace", this::trace);
+    }
+
+    /** A reused {@code clientId} answers the existing question with 200 and enqueues nothing. */
+    private void submit(Context ctx) {
+        Http.requireJson(ctx, "application/json");
+        QuestionRequest request = QuestionRequest.parse(Http.parseJson(ctx.body()), config);
+        String tenant = Auth.tenant(ctx);
+        String id = Submitter.questionId(tenant, request.clientId());
+        if (request.clientId() != null) {
+            Optional<Map<String, Object>> existing = forwarding.findQuestion(ctx, id);
+            if (existing.isPresent()) {
+                ctx.status(200).json(accepted(id, "existing", existing.get().get("status")));
+                return;
+            }
+        }
+        QuestionTask task = submitter.task(id, tenant, null, request);
+        submitter.submitQuestions(List.of(task));
+        ctx.status(202).json(accepted(id, null, "queued"));
+    }
+
+    private static Map<String, Object> accepted(String id, String note, Object status) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", id);
+        out.put("status", status);
+        out.put("statusUrl", "/v1/questions/" + id);
+        if (note != null) out.put("duplicateOf", id);
+        return out;
+    }
+
+    private void get(Context ctx) {
+        if (forwarding.forwarded(ctx, ResultsView.QUESTIONS, ctx.pathParam("id"))) return;
+        ctx.json(forwarding.findQuestion(ctx, ctx.pathParam("id")).orElseThrow(() -> ApiError.notFound("question " + ctx.pathParam("id"))));
+    }
+
+    private void trace(Context ctx) {
+        String id = ctx.pathParam("id");
+        if (forwarding.forwarded(ctx, ResultsView.QUESTIONS, id)) return;
+        QuestionState state = view.<QuestionState>get(ResultsView.QUESTIONS, id)
+                .filter(s -> Auth.tenant(ctx).equals(s.tenant()))
+                .orElseThrow(() -> ApiError.notFound("question " + id));
+        ctx.json(Map.of("id", id, "attempts", state.events()));
+    }
+}
