@@ -291,12 +291,16 @@ public final class GatewayServer implements AutoCloseable {
         String action = body.path("action").asText("");
         if (!FEEDBACK_ACTIONS.contains(action)) throw ApiError.badRequest("action must be one of " + FEEDBACK_ACTIONS, "action");
         Map<String, Object> q = findQuestion(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id));
-        String sql = body.hasNonNull("sql") ? body.get("sql").asText() : (String) q.get("sql");
+        JsonNode given = body.get("sql");
+        if (given != null && !given.isNull() && !given.isTextual()) throw ApiError.badRequest("sql must be a string", "sql");
+        String sql = given != null && !given.isNull() ? given.asText() : (String) q.get("sql");
         if ("save".equals(action) && (sql == null || sql.isBlank())) {
             throw ApiError.badRequest("save needs SQL: the question has none yet, pass \"sql\"", "sql");
         }
+        // a save makes an example: the question's own SQL is held to the rules of POST /v1/examples too
+        if ("save".equals(action)) sql = ExampleSql.require(sql, "sql", config);
         String datasource = (String) q.get("datasource");
-        examples.requireMayChange(tenant(ctx), datasource, (String) q.get("question"), "save".equals(action));
+        // feedback changes only the asking tenant's own example of its own question (the fewshot service applies it so)
         Dialect dialect = config.datasources().get(datasource);
         submitter.submitFeedback(new FeedbackCommand(0, id, action, tenant(ctx), datasource,
                 (String) q.get("question"), sql, dialect == null ? null : dialect.wireName(), submitter.now()));
