@@ -139,7 +139,7 @@ class ExamplesApiIT {
         assertEquals("duckdb", listed.get("dialect").asText(), "the datasource's dialect, from the gateway's configuration");
         assertEquals(List.of("suppliers"), JsonCodec.mapper().convertValue(listed.get("tags"), List.class));
         assertEquals("nation names are upper case", json(send(gateway, "GET", "/v1/examples/" + id, KEY_A, null, null)).get("notes").asText());
-        assertTrue(store.find("demo", "which suppliers are located in germany").isPresent(), "in the store itself");
+        assertTrue(store.find("demo", "which suppliers are located in germany", "tenant-a").isPresent(), "in the store itself, as tenant-a's");
 
         String paraphrase = "List the names of German suppliers";
         assertTrue(retrievedSqls(paraphrase).contains(sql), "the retrieve-examples worker finds the posted example for a paraphrase");
@@ -148,7 +148,7 @@ class ExamplesApiIT {
         assertEquals(202, deleted.statusCode(), deleted.body());
         awaitStatus(gateway, "/v1/examples/" + id, KEY_A, 404);
         assertTrue(listAll(gateway, "?datasource=demo", KEY_A).stream().noneMatch(e -> e.get("id").asText().equals(id)), "gone from the listing");
-        assertTrue(store.find("demo", "Which suppliers are located in Germany?").isEmpty(), "gone from the store");
+        assertTrue(store.find("demo", "Which suppliers are located in Germany?", "tenant-a").isEmpty(), "gone from the store");
         assertFalse(retrievedSqls(paraphrase).contains(sql), "no longer retrieved for the same paraphrase");
     }
 
@@ -243,25 +243,24 @@ class ExamplesApiIT {
     // ------------------------------------------------------------------ tenants, idempotency
 
     @Test
-    void shouldShareExamplesPerDatasourceButLetOnlyTheCreatorOrACuratorChangeThem() throws Exception {
+    void shouldKeepATenantsPostedExampleToItselfAndLetOnlyCuratorsShareOrChangeOthers() throws Exception {
         String question = "What is the average account balance of suppliers?";
         String sql = "SELECT avg(s_acctbal) FROM supplier";
         String body = JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo", "sql", sql));
         String id = json(send(gateway, "POST", "/v1/examples", KEY_A, "application/json", body)).get("id").asText();
-        assertTrue(awaitListed(gateway, "?q=acctbal", KEY_A, id).get("deletable").asBoolean(), "the creator may delete it");
+        JsonNode mine = awaitListed(gateway, "?q=acctbal", KEY_A, id);
+        assertTrue(mine.get("deletable").asBoolean(), "the creator may delete it");
+        assertFalse(mine.get("shared").asBoolean());
+        assertFalse(mine.has("tenant"), "the creating tenant is not shown");
 
-        JsonNode seenByB = awaitListed(gateway, "?q=acctbal", KEY_B, id);
-        assertFalse(seenByB.get("deletable").asBoolean(), "another tenant sees it (shared per datasource) but may not change it");
-        assertFalse(seenByB.has("tenant"), "the creating tenant is not shown");
+        // tenant-b does not see it, cannot delete it, and its own post of the same question is its own example
+        assertTrue(listAll(gateway, "?q=acctbal", KEY_B).isEmpty(), "not listed for another tenant");
+        assertEquals(404, send(gateway, "GET", "/v1/examples/" + id, KEY_B, null, null).statusCode());
         long commands = endOffsets(Topics.EXAMPLE_COMMANDS.name());
-        assertEquals(403, send(gateway, "DELETE", "/v1/examples/" + id, KEY_B, null, null).statusCode());
-        HttpResponse<String> conflict = send(gateway, "POST", "/v1/examples", KEY_B, "application/json",
-                JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo", "sql", "SELECT max(s_acctbal) FROM supplier")));
-        assertEquals(409, conflict.statusCode(), conflict.body());
-        assertEquals("conflict", json(conflict).get("error").asText());
-        HttpResponse<String> same = send(gateway, "POST", "/v1/examples", KEY_B, "application/json", body);
-        assertEquals(200, same.statusCode(), "an identical example is already there: " + same.body());
-        assertEquals("exists", json(same).get("status").asText());
+        assertEquals(404, send(gateway, "DELETE", "/v1/examples/" + id, KEY_B, null, null).statusCode());
+        HttpResponse<String> sharing = send(gateway, "POST", "/v1/examples", KEY_B, "application/json", JsonCodec.encodeToString(
+                Map.of("question", question, "datasource", "demo", "sql", sql, "shared", true)));
+        assertEquals(403, sharing.statusCode(), "only curators share: " + sharing.body());
         HttpResponse<String> respelled = send(gateway, "POST", "/v1/examples", KEY_A, "application/json", JsonCodec.encodeToString(
                 Map.of("question", "  what is the AVERAGE account balance of suppliers ", "datasource", "demo", "sql", "select avg(s_acctbal)\n  from supplier;")));
         assertEquals(200, respelled.statusCode(), respelled.body());
@@ -270,53 +269,122 @@ class ExamplesApiIT {
         assertEquals(403, send(gateway, "DELETE", "/v1/examples/" + seedId, KEY_A, null, null).statusCode(), "seeds are for curators");
         assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "refused and unchanged requests produced no command");
 
-        // feedback on tenant-b's own question with the same text would change tenant-a's example: the same rules
-        String asked = json(send(gateway, "POST", "/v1/questions", KEY_B, "application/json",
-                JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo")))).get("id").asText();
-        awaitStatus(gateway, "/v1/questions/" + asked, KEY_B, 200);
-        long feedback = endOffsets(Topics.FEEDBACK.name());
-        for (String action : List.of("unsave", "mark-wrong", "save")) {
-            HttpResponse<String> refused = send(gateway, "POST", "/v1/questions/" + asked + "/feedback", KEY_B, "application/json",
-                    JsonCodec.encodeToString(Map.of("action", action, "sql", "SELECT 1")));
-            assertEquals(403, refused.statusCode(), action + ": " + refused.body());
-        }
-        assertEquals(feedback, endOffsets(Topics.FEEDBACK.name()), "refused feedback produced nothing");
+        HttpResponse<String> bs = send(gateway, "POST", "/v1/examples", KEY_B, "application/json", JsonCodec.encodeToString(
+                Map.of("question", question, "datasource", "demo", "sql", "SELECT max(s_acctbal) FROM supplier")));
+        assertEquals(202, bs.statusCode(), bs.body());
+        String idB = json(bs).get("id").asText();
+        assertFalse(idB.equals(id), "tenant-b's example of the same question is another example");
+        awaitListed(gateway, "?q=acctbal", KEY_B, idB);
+        assertEquals(sql, json(send(gateway, "GET", "/v1/examples/" + id, KEY_A, null, null)).get("sql").asText(), "tenant-a's unchanged");
+        assertEquals(1, listAll(gateway, "?q=acctbal", KEY_A).size(), "tenant-a still sees only its own");
+
+        // a curator sees both, shares one with every tenant, and may delete any
+        assertEquals(Set.of(id, idB), ids(listAll(gateway, "?q=acctbal", KEY_CURATOR)));
+        HttpResponse<String> shared = send(gateway, "POST", "/v1/examples", KEY_CURATOR, "application/json", JsonCodec.encodeToString(
+                Map.of("question", question, "datasource", "demo", "sql", sql, "shared", true)));
+        assertEquals(202, shared.statusCode(), shared.body());
+        String sharedId = json(shared).get("id").asText();
+        JsonNode seenByB = awaitListed(gateway, "?q=acctbal", KEY_B, sharedId);
+        assertTrue(seenByB.get("shared").asBoolean());
+        assertFalse(seenByB.get("deletable").asBoolean(), "a shared example is for curators to change");
+        assertEquals(403, send(gateway, "DELETE", "/v1/examples/" + sharedId, KEY_B, null, null).statusCode());
+        awaitListed(gateway, "?q=acctbal", KEY_A, sharedId);
 
         assertEquals(202, send(gateway, "DELETE", "/v1/examples/" + seedId, KEY_CURATOR, null, null).statusCode(), "a curator may");
         awaitStatus(gateway, "/v1/examples/" + seedId, KEY_A, 404);
-        assertEquals(202, send(gateway, "DELETE", "/v1/examples/" + id, KEY_CURATOR, null, null).statusCode());
-        awaitStatus(gateway, "/v1/examples/" + id, KEY_A, 404);
+        for (String each : List.of(id, idB, sharedId)) {
+            assertEquals(202, send(gateway, "DELETE", "/v1/examples/" + each, KEY_CURATOR, null, null).statusCode());
+            awaitStatus(gateway, "/v1/examples/" + each, KEY_CURATOR, 404);
+        }
     }
 
+    /**
+     * The outside probe's poisoning: tenant-a posts an example for a question tenant-b's run captured. Before, the post
+     * replaced tenant-b's capture and the repeat-question shortcut served tenant-a's SQL to tenant-b without an LLM call.
+     */
     @Test
-    void shouldLetAnyTenantReplaceACapturedExampleWithACuratedOne() throws Exception {
-        String question = "How many orders did each clerk handle?";
-        QuestionTask success = QuestionTask.create("q-" + UUID.randomUUID(), "tenant-a", "demo", question, 3, Instant.now())
-                .withSql("SELECT o_clerk, count(*) FROM orders GROUP BY ALL", null)
-                .withExecution(new Execution(List.of("o_clerk", "n"), List.of("VARCHAR", "BIGINT"), 10, List.of(), 3));
+    void shouldNeverLetOneTenantsExampleAnswerAnotherTenantsQuestion() throws Exception {
+        String question = "Which region has the most suppliers?";
+        String bSql = "SELECT r_name, count(*) AS suppliers FROM supplier JOIN nation ON s_nationkey = n_nationkey "
+                + "JOIN region ON n_regionkey = r_regionkey GROUP BY r_name ORDER BY suppliers DESC LIMIT 1";
+        String poison = "SELECT 'ANTARCTICA' AS r_name, 999 AS suppliers";
+        QuestionTask success = QuestionTask.create("q-" + UUID.randomUUID(), "tenant-b", "demo", question, 3, Instant.now())
+                .withSql(bSql, null).withExecution(new Execution(List.of("r_name", "suppliers"), List.of("VARCHAR", "BIGINT"), 1, List.of(), 3));
         try (Producer<byte[], byte[]> p = KafkaClients.producer(kafka, "it-success")) {
             p.send(new ProducerRecord<>(Topics.SUCCESS.name(), success.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(success))).get();
         }
         String prefix = "?prefix=" + URLEncoder.encode(question, StandardCharsets.UTF_8);
         JsonNode captured = awaitListed(gateway, prefix, KEY_B, null);
-        assertEquals("auto", captured.get("source").asText(), "a captured success is published and listed");
-        assertFalse(captured.get("deletable").asBoolean(), "tenant-a's capture");
+        assertEquals("auto", captured.get("source").asText(), "a captured success is published and listed to its tenant");
+        assertTrue(captured.get("deletable").asBoolean(), "tenant-b's own capture");
+        String capturedId = captured.get("id").asText();
 
-        String curatedSql = "SELECT o_clerk, count(*) AS orders FROM orders GROUP BY o_clerk ORDER BY orders DESC";
-        HttpResponse<String> r = send(gateway, "POST", "/v1/examples", KEY_B, "application/json",
-                JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo", "sql", curatedSql)));
-        assertEquals(202, r.statusCode(), r.body());
-        assertEquals(captured.get("id").asText(), json(r).get("id").asText());
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        JsonNode now = captured;
-        while (System.nanoTime() < deadline && !now.get("sql").asText().equals(curatedSql)) {
-            Thread.sleep(200);
-            now = json(send(gateway, "GET", "/v1/examples/" + captured.get("id").asText(), KEY_B, null, null));
+        // tenant-a cannot see, replace or delete tenant-b's capture
+        assertTrue(listAll(gateway, prefix, KEY_A).isEmpty(), "not listed for tenant-a");
+        assertEquals(404, send(gateway, "GET", "/v1/examples/" + capturedId, KEY_A, null, null).statusCode());
+        assertEquals(404, send(gateway, "DELETE", "/v1/examples/" + capturedId, KEY_A, null, null).statusCode());
+        HttpResponse<String> posted = send(gateway, "POST", "/v1/examples", KEY_A, "application/json",
+                JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo", "sql", poison)));
+        assertEquals(202, posted.statusCode(), posted.body());
+        String poisonId = json(posted).get("id").asText();
+        assertFalse(poisonId.equals(capturedId), "tenant-a's post is its own example, not a replacement of tenant-b's");
+        awaitListed(gateway, prefix, KEY_A, poisonId);
+        assertEquals(bSql, json(send(gateway, "GET", "/v1/examples/" + capturedId, KEY_B, null, null)).get("sql").asText(), "tenant-b's unchanged");
+        assertEquals(Set.of(capturedId), ids(listAll(gateway, prefix, KEY_B)), "tenant-b lists only its own");
+
+        // tenant-b asks: its own capture answers (shortcut), tenant-a's SQL is neither the answer nor in the prompt
+        QuestionTask forB = ask(KEY_B, question, Topics.STATIC_VALIDATE.name());
+        assertEquals(bSql, forB.sql(), "tenant-b's repeat question is answered from tenant-b's own example");
+        assertTrue(forB.examples().stream().noneMatch(e -> e.sql().contains("ANTARCTICA")), "not in tenant-b's prompt: " + forB.examples());
+        QuestionTask paraphraseB = ask(KEY_B, "Which region has the largest number of suppliers?", Topics.GENERATE.name());
+        assertTrue(paraphraseB.examples().stream().noneMatch(e -> e.sql().contains("ANTARCTICA")), "nor for a paraphrase: " + paraphraseB.examples());
+        assertTrue(paraphraseB.examples().stream().anyMatch(e -> e.sql().equals(bSql)), "tenant-b's own example is retrieved: " + paraphraseB.examples());
+
+        // the other direction: tenant-a gets its own example, never tenant-b's
+        QuestionTask forA = ask(KEY_A, question, Topics.STATIC_VALIDATE.name());
+        assertEquals(poison, forA.sql(), "tenant-a's own example answers tenant-a");
+        QuestionTask paraphraseA = ask(KEY_A, "Which region has the largest number of suppliers?", Topics.GENERATE.name());
+        assertTrue(paraphraseA.examples().stream().noneMatch(e -> e.sql().equals(bSql)), "tenant-b's capture is not in tenant-a's prompt");
+
+        // a third tenant (the curator asks as a tenant too) gets neither: nothing shared answers the question
+        QuestionTask forC = ask(KEY_CURATOR, question, Topics.GENERATE.name());
+        assertTrue(forC.examples().stream().noneMatch(e -> e.sql().equals(bSql) || e.sql().contains("ANTARCTICA")), forC.examples().toString());
+        assertTrue(store.find("demo", question, "tenant-b").isPresent() && store.find("demo", question, "tenant-a").isPresent()
+                && store.find("demo", question).isEmpty(), "two own examples in the store, no shared one");
+    }
+
+    @Test
+    void shouldRefuseAFeedbackSaveThatPostingWouldRefuseAndProduceNothing() throws Exception {
+        String asked = json(send(gateway, "POST", "/v1/questions", KEY_B, "application/json",
+                JsonCodec.encodeToString(Map.of("question", "How many orders are there?", "datasource", "demo")))).get("id").asText();
+        awaitStatus(gateway, "/v1/questions/" + asked, KEY_B, 200);
+        long feedback = endOffsets(Topics.FEEDBACK.name());
+        for (String bad : List.of("{\"action\":\"save\",\"sql\":\"DELETE FROM orders; DROP TABLE customer\"}",
+                "{\"action\":\"save\",\"sql\":\"INSERT INTO orders SELECT * FROM orders\"}",
+                "{\"action\":\"save\",\"sql\":123}", "{\"action\":\"save\",\"sql\":{\"a\":1}}",
+                "{\"action\":\"save\",\"sql\":\"" + "x".repeat(20_001) + "\"}")) {
+            HttpResponse<String> refused = send(gateway, "POST", "/v1/questions/" + asked + "/feedback", KEY_B, "application/json", bad);
+            assertEquals(400, refused.statusCode(), bad.length() > 80 ? "oversized" : bad + ": " + refused.body());
+            assertEquals("sql", json(refused).get("field").asText(), refused.body());
         }
-        assertEquals(curatedSql, now.get("sql").asText());
-        assertEquals("manual", now.get("source").asText());
-        assertTrue(now.get("deletable").asBoolean(), "now tenant-b's");
-        assertEquals(1, listAll(gateway, prefix, KEY_B).size(), "replaced, not duplicated");
+        // the question has no SQL of its own yet (nothing answers it in this test): a save needs one
+        assertEquals(400, send(gateway, "POST", "/v1/questions/" + asked + "/feedback", KEY_B, "application/json", "{\"action\":\"save\"}").statusCode());
+        assertEquals(feedback, endOffsets(Topics.FEEDBACK.name()), "refused feedback produced nothing");
+        HttpResponse<String> ok = send(gateway, "POST", "/v1/questions/" + asked + "/feedback", KEY_B, "application/json",
+                "{\"action\":\"save\",\"sql\":\"SELECT count(*) FROM orders\"}");
+        assertEquals(202, ok.statusCode(), ok.body());
+        JsonNode saved = awaitListed(gateway, "?source=manual&prefix=" + URLEncoder.encode("How many orders are there", StandardCharsets.UTF_8), KEY_B, null);
+        assertEquals("SELECT count(*) FROM orders", saved.get("sql").asText());
+        assertTrue(listAll(gateway, "?source=manual&prefix=" + URLEncoder.encode("How many orders are there", StandardCharsets.UTF_8), KEY_A).isEmpty(),
+                "a tenant's save is its own");
+    }
+
+    /** Asks through the gateway with {@code key} and returns the task the retrieve worker sent to {@code topic}. */
+    private static QuestionTask ask(String key, String question, String topic) throws Exception {
+        HttpResponse<String> r = send(gateway, "POST", "/v1/questions", key, "application/json",
+                JsonCodec.encodeToString(Map.of("question", question, "datasource", "demo")));
+        assertEquals(202, r.statusCode(), r.body());
+        return JsonCodec.decode(awaitRecord(topic, json(r).get("id").asText()).value(), QuestionTask.class);
     }
 
     @Test

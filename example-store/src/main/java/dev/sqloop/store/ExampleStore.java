@@ -10,7 +10,10 @@ import java.util.Optional;
  */
 public interface ExampleStore extends AutoCloseable {
 
-    /** Inserts or replaces the example with the same datasource and normalized question. */
+    /**
+     * Inserts or replaces the example with the same datasource, normalized question and owner ({@link StoredExample#owner()}:
+     * a tenant's own example, or the shared one).
+     */
     void upsert(StoredExample example, float[] vector);
 
     /** Bulk form of {@link #upsert}, durable once at the end (seeding). */
@@ -18,14 +21,33 @@ public interface ExampleStore extends AutoCloseable {
         for (int i = 0; i < examples.size(); i++) upsert(examples.get(i), vectors.get(i));
     }
 
-    /** Removes the example for this question; false when there was none. */
-    boolean delete(String datasource, String question);
+    /** Removes {@code owner}'s example for this question (the shared one when {@code owner} is null); false when there was none. */
+    boolean delete(String datasource, String question, String owner);
 
-    /** The example stored for this question after normalization. */
-    Optional<StoredExample> find(String datasource, String question);
+    /** Removes the shared example for this question. */
+    default boolean delete(String datasource, String question) {
+        return delete(datasource, question, null);
+    }
 
-    /** Up to {@code k} examples of the datasource whose similarity is at least {@code minScore}, best first. */
-    List<Scored<StoredExample>> search(String datasource, float[] vector, int k, double minScore);
+    /** {@code owner}'s example stored for this question after normalization (the shared one when {@code owner} is null). */
+    Optional<StoredExample> find(String datasource, String question, String owner);
+
+    /** The shared example stored for this question. */
+    default Optional<StoredExample> find(String datasource, String question) {
+        return find(datasource, question, null);
+    }
+
+    /**
+     * Up to {@code k} examples of the datasource that {@code tenant} may see (shared ones and its own; only shared ones
+     * when {@code tenant} is null) whose similarity is at least {@code minScore}, best first. The visibility is part of
+     * the search, not applied to its result: other tenants' examples never take a place in the {@code k}.
+     */
+    List<Scored<StoredExample>> search(String datasource, String tenant, float[] vector, int k, double minScore);
+
+    /** Up to {@code k} shared examples of the datasource (seeds, curated ones), best first. */
+    default List<Scored<StoredExample>> search(String datasource, float[] vector, int k, double minScore) {
+        return search(datasource, null, vector, k, minScore);
+    }
 
     long count();
 
@@ -41,15 +63,29 @@ public interface ExampleStore extends AutoCloseable {
     long countFixes();
 
     /**
-     * Deletes the question's example and remembers that its SQL was wrong, so auto-capture skips it from now on.
-     * Both happen together where the store allows (one Lucene commit), so no reader sees one without the other.
+     * Deletes {@code owner}'s example of the question and remembers that its SQL was wrong, so auto-capture skips it for
+     * that owner from now on; {@code owner} null: the shared example, and a mark that holds for every tenant. Both
+     * happen together where the store allows (one Lucene commit), so no reader sees one without the other.
      */
-    void markWrong(String datasource, String question);
+    void markWrong(String datasource, String question, String owner);
 
-    /** Forgets a wrong mark (a curator saved the question explicitly). */
-    void clearWrong(String datasource, String question);
+    default void markWrong(String datasource, String question) {
+        markWrong(datasource, question, null);
+    }
 
-    boolean isMarkedWrong(String datasource, String question);
+    /** Forgets {@code owner}'s wrong mark (null: the mark for every tenant), as when the owner saves the question explicitly. */
+    void clearWrong(String datasource, String question, String owner);
+
+    default void clearWrong(String datasource, String question) {
+        clearWrong(datasource, question, null);
+    }
+
+    /** Whether {@code owner} (null: every tenant) marked the question wrong; exactly that mark, not the other. */
+    boolean isMarkedWrong(String datasource, String question, String owner);
+
+    default boolean isMarkedWrong(String datasource, String question) {
+        return isMarkedWrong(datasource, question, null);
+    }
 
     @Override
     void close();

@@ -44,6 +44,9 @@ public final class LuceneExampleStore implements ExampleStore {
     private static final String KIND = "kind";
     private static final String DATASOURCE = "datasource";
     private static final String VECTOR = "vector";
+    /** Indexed visibility of an example: {@code shared} "true"/"false", {@code owner} the tenant of a private one. */
+    private static final String SHARED = "shared";
+    private static final String OWNER = "owner";
     private static final String KIND_EXAMPLE = "example";
     private static final String KIND_FIX = "fix";
     private static final String KIND_WRONG = "wrong";
@@ -79,8 +82,10 @@ public final class LuceneExampleStore implements ExampleStore {
         write(() -> {
             for (int i = 0; i < examples.size(); i++) {
                 StoredExample e = examples.get(i);
-                String id = StoreIds.exampleId(e.datasource(), e.question()).toString();
+                String id = StoreIds.exampleId(e).toString();
                 Document d = base(id, KIND_EXAMPLE, e.datasource());
+                d.add(new StringField(SHARED, Boolean.toString(e.shared()), Field.Store.YES));
+                if (e.owner() != null) d.add(new StringField(OWNER, e.owner(), Field.Store.NO));
                 d.add(new KnnFloatVectorField(VECTOR, vectors.get(i), VectorSimilarityFunction.COSINE));
                 d.add(new StoredField("question", e.question()));
                 d.add(new StoredField("sql", e.sql()));
@@ -96,16 +101,16 @@ public final class LuceneExampleStore implements ExampleStore {
     }
 
     @Override
-    public boolean delete(String datasource, String question) {
-        String id = StoreIds.exampleId(datasource, question).toString();
+    public boolean delete(String datasource, String question, String owner) {
+        String id = StoreIds.exampleId(datasource, question, owner).toString();
         boolean existed = countOf(new TermQuery(new Term(ID, id))) > 0;
         write(() -> writer.deleteDocuments(new Term(ID, id)));
         return existed;
     }
 
     @Override
-    public Optional<StoredExample> find(String datasource, String question) {
-        String id = StoreIds.exampleId(datasource, question).toString();
+    public Optional<StoredExample> find(String datasource, String question, String owner) {
+        String id = StoreIds.exampleId(datasource, question, owner).toString();
         return withSearcher(s -> {
             TopDocs td = s.search(new TermQuery(new Term(ID, id)), 1);
             return td.scoreDocs.length == 0 ? Optional.<StoredExample>empty()
@@ -114,8 +119,10 @@ public final class LuceneExampleStore implements ExampleStore {
     }
 
     @Override
-    public List<Scored<StoredExample>> search(String datasource, float[] vector, int k, double minScore) {
-        return knn(KIND_EXAMPLE, datasource, vector, k, minScore, LuceneExampleStore::toExample);
+    public List<Scored<StoredExample>> search(String datasource, String tenant, float[] vector, int k, double minScore) {
+        BooleanQuery.Builder visible = new BooleanQuery.Builder().add(new TermQuery(new Term(SHARED, "true")), BooleanClause.Occur.SHOULD);
+        if (tenant != null) visible.add(new TermQuery(new Term(OWNER, tenant)), BooleanClause.Occur.SHOULD);
+        return knn(KIND_EXAMPLE, datasource, visible.setMinimumNumberShouldMatch(1).build(), vector, k, minScore, LuceneExampleStore::toExample);
     }
 
     @Override
@@ -157,7 +164,7 @@ public final class LuceneExampleStore implements ExampleStore {
 
     @Override
     public List<Scored<ErrorFix>> searchFixes(String datasource, float[] errorVector, int k, double minScore) {
-        return knn(KIND_FIX, datasource, errorVector, k, minScore, d -> new ErrorFix(d.get(DATASOURCE), d.get("error"),
+        return knn(KIND_FIX, datasource, null, errorVector, k, minScore, d -> new ErrorFix(d.get(DATASOURCE), d.get("error"),
                 d.get("category"), d.get("failed_sql"), d.get("fixed_sql"), d.get("dialect"), d.get("question"),
                 Instant.ofEpochMilli(d.getField("created_at").numericValue().longValue())));
     }
@@ -168,24 +175,24 @@ public final class LuceneExampleStore implements ExampleStore {
     }
 
     @Override
-    public void markWrong(String datasource, String question) {
-        String id = "wrong:" + StoreIds.exampleId(datasource, question);
+    public void markWrong(String datasource, String question, String owner) {
+        String id = "wrong:" + StoreIds.exampleId(datasource, question, owner);
         Document d = base(id, KIND_WRONG, datasource);
         d.add(new StoredField("question", question));
         write(() -> {
-            writer.deleteDocuments(new Term(ID, StoreIds.exampleId(datasource, question).toString()));
+            writer.deleteDocuments(new Term(ID, StoreIds.exampleId(datasource, question, owner).toString()));
             writer.updateDocument(new Term(ID, id), d);
         });
     }
 
     @Override
-    public void clearWrong(String datasource, String question) {
-        write(() -> writer.deleteDocuments(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question))));
+    public void clearWrong(String datasource, String question, String owner) {
+        write(() -> writer.deleteDocuments(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question, owner))));
     }
 
     @Override
-    public boolean isMarkedWrong(String datasource, String question) {
-        return countOf(new TermQuery(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question)))) > 0;
+    public boolean isMarkedWrong(String datasource, String question, String owner) {
+        return countOf(new TermQuery(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question, owner)))) > 0;
     }
 
     /** Merges the index into one segment: one HNSW graph searches faster than many (benchmarks, after seeding). */
@@ -215,15 +222,17 @@ public final class LuceneExampleStore implements ExampleStore {
     private static StoredExample toExample(Document d) {
         return new StoredExample(d.get(DATASOURCE), d.get("question"), d.get("sql"), d.get("dialect"), d.get("source"),
                 Instant.ofEpochMilli(d.getField("created_at").numericValue().longValue()), d.get("tenant"), d.get("notes"),
-                List.of(d.getValues("tag")));
+                List.of(d.getValues("tag")), "true".equals(d.get(SHARED)) || d.get("tenant") == null);
     }
 
-    private <T> List<Scored<T>> knn(String kind, String datasource, float[] vector, int k, double minScore,
+    /** The {@code k} nearest of {@code kind} in the datasource among those {@code visible} also matches (null: all): filtered inside the HNSW search. */
+    private <T> List<Scored<T>> knn(String kind, String datasource, Query visible, float[] vector, int k, double minScore,
                                     Function<Document, T> decode) {
-        Query filter = new BooleanQuery.Builder()
+        BooleanQuery.Builder b = new BooleanQuery.Builder()
                 .add(new TermQuery(new Term(KIND, kind)), BooleanClause.Occur.FILTER)
-                .add(new TermQuery(new Term(DATASOURCE, datasource)), BooleanClause.Occur.FILTER)
-                .build();
+                .add(new TermQuery(new Term(DATASOURCE, datasource)), BooleanClause.Occur.FILTER);
+        if (visible != null) b.add(visible, BooleanClause.Occur.FILTER);
+        Query filter = b.build();
         return withSearcher(s -> {
             TopDocs td = s.search(new KnnFloatVectorQuery(VECTOR, vector, k, filter), k);
             List<Scored<T>> out = new ArrayList<>();

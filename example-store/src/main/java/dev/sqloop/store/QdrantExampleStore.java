@@ -1,5 +1,6 @@
 package dev.sqloop.store;
 
+import static io.qdrant.client.ConditionFactory.match;
 import static io.qdrant.client.ConditionFactory.matchKeyword;
 import static io.qdrant.client.PointIdFactory.id;
 import static io.qdrant.client.ValueFactory.list;
@@ -64,6 +65,9 @@ public final class QdrantExampleStore implements ExampleStore {
         this.fixes = collectionPrefix + "_error_fixes";
         this.wrong = collectionPrefix + "_marked_wrong";
         ensureCollection(examples, dimension);
+        // the visibility filter of every example search
+        await(client.createPayloadIndexAsync(examples, "shared", PayloadSchemaType.Bool, null, true, null, null));
+        await(client.createPayloadIndexAsync(examples, "owner", PayloadSchemaType.Keyword, null, true, null, null));
         ensureCollection(fixes, dimension);
         // wrong-marks are looked up by id only; Qdrant wants a vector per point, one dimension is enough
         ensureCollection(wrong, 1);
@@ -127,31 +131,35 @@ public final class QdrantExampleStore implements ExampleStore {
             Map<String, Value> payload = new HashMap<>(Map.of(
                     "datasource", value(e.datasource()), "question", value(e.question()), "sql", value(e.sql()),
                     "dialect", value(e.dialect()), "source", value(e.source()), "created_at", value(e.createdAt().toString()),
-                    "tags", list(e.tags().stream().map(ValueFactory::value).toList())));
+                    "tags", list(e.tags().stream().map(ValueFactory::value).toList()), "shared", value(e.shared())));
             if (e.tenant() != null) payload.put("tenant", value(e.tenant()));
+            if (e.owner() != null) payload.put("owner", value(e.owner()));
             if (e.notes() != null) payload.put("notes", value(e.notes()));
-            points.add(point(StoreIds.exampleId(e.datasource(), e.question()), vectors.get(i), payload));
+            points.add(point(StoreIds.exampleId(e), vectors.get(i), payload));
         }
         upsertPoints(examples, points);
     }
 
     @Override
-    public boolean delete(String datasource, String question) {
-        UUID id = StoreIds.exampleId(datasource, question);
+    public boolean delete(String datasource, String question, String owner) {
+        UUID id = StoreIds.exampleId(datasource, question, owner);
         boolean existed = !retrieve(examples, id).isEmpty();
         deletePoint(examples, id);
         return existed;
     }
 
     @Override
-    public Optional<StoredExample> find(String datasource, String question) {
-        return retrieve(examples, StoreIds.exampleId(datasource, question)).stream().findFirst()
+    public Optional<StoredExample> find(String datasource, String question, String owner) {
+        return retrieve(examples, StoreIds.exampleId(datasource, question, owner)).stream().findFirst()
                 .map(p -> toExample(p.getPayloadMap()));
     }
 
     @Override
-    public List<Scored<StoredExample>> search(String datasource, float[] vector, int k, double minScore) {
-        return search(examples, datasource, vector, k, minScore, QdrantExampleStore::toExample);
+    public List<Scored<StoredExample>> search(String datasource, String tenant, float[] vector, int k, double minScore) {
+        // at least one should: shared, or the tenant's own (Qdrant filters during the HNSW search, not after it)
+        Filter.Builder visible = Filter.newBuilder().addMust(matchKeyword("datasource", datasource)).addShould(match("shared", true));
+        if (tenant != null) visible.addShould(matchKeyword("owner", tenant));
+        return search(examples, visible.build(), vector, k, minScore, QdrantExampleStore::toExample);
     }
 
     @Override
@@ -182,7 +190,7 @@ public final class QdrantExampleStore implements ExampleStore {
 
     @Override
     public List<Scored<ErrorFix>> searchFixes(String datasource, float[] errorVector, int k, double minScore) {
-        return search(fixes, datasource, errorVector, k, minScore, p -> new ErrorFix(str(p, "datasource"), str(p, "error"),
+        return search(fixes, Filter.newBuilder().addMust(matchKeyword("datasource", datasource)).build(), errorVector, k, minScore, p -> new ErrorFix(str(p, "datasource"), str(p, "error"),
                 str(p, "category"), str(p, "failed_sql"), str(p, "fixed_sql"), str(p, "dialect"), str(p, "question"),
                 Instant.parse(str(p, "created_at"))));
     }
@@ -193,21 +201,21 @@ public final class QdrantExampleStore implements ExampleStore {
     }
 
     @Override
-    public void markWrong(String datasource, String question) {
+    public void markWrong(String datasource, String question, String owner) {
         // mark first: if the delete then fails, the capture worker already skips the question
-        upsertPoints(wrong, List.of(point(StoreIds.exampleId(datasource, question), new float[] {1f},
-                Map.of("datasource", value(datasource), "question", value(question)))));
-        deletePoint(examples, StoreIds.exampleId(datasource, question));
+        UUID id = StoreIds.exampleId(datasource, question, owner);
+        upsertPoints(wrong, List.of(point(id, new float[] {1f}, Map.of("datasource", value(datasource), "question", value(question)))));
+        deletePoint(examples, id);
     }
 
     @Override
-    public void clearWrong(String datasource, String question) {
-        deletePoint(wrong, StoreIds.exampleId(datasource, question));
+    public void clearWrong(String datasource, String question, String owner) {
+        deletePoint(wrong, StoreIds.exampleId(datasource, question, owner));
     }
 
     @Override
-    public boolean isMarkedWrong(String datasource, String question) {
-        return !retrieve(wrong, StoreIds.exampleId(datasource, question)).isEmpty();
+    public boolean isMarkedWrong(String datasource, String question, String owner) {
+        return !retrieve(wrong, StoreIds.exampleId(datasource, question, owner)).isEmpty();
     }
 
     @Override
@@ -234,10 +242,10 @@ public final class QdrantExampleStore implements ExampleStore {
         return await(client.retrieveAsync(collection, ids, true, false, null));
     }
 
-    private <T> List<Scored<T>> search(String collection, String datasource, float[] vector, int k, double minScore,
+    private <T> List<Scored<T>> search(String collection, Filter filter, float[] vector, int k, double minScore,
                                        Function<Map<String, Value>, T> decode) {
         SearchPoints.Builder q = SearchPoints.newBuilder().setCollectionName(collection).setLimit(k)
-                .setFilter(Filter.newBuilder().addMust(matchKeyword("datasource", datasource)))
+                .setFilter(filter)
                 .setWithPayload(WithPayloadSelectorFactory.enable(true))
                 .setScoreThreshold((float) minScore);
         for (float f : vector) q.addVector(f);
@@ -249,7 +257,8 @@ public final class QdrantExampleStore implements ExampleStore {
     private static StoredExample toExample(Map<String, Value> p) {
         return new StoredExample(str(p, "datasource"), str(p, "question"), str(p, "sql"), str(p, "dialect"),
                 str(p, "source"), Instant.parse(str(p, "created_at")), str(p, "tenant"), str(p, "notes"),
-                p.containsKey("tags") ? p.get("tags").getListValue().getValuesList().stream().map(Value::getStringValue).toList() : List.of());
+                p.containsKey("tags") ? p.get("tags").getListValue().getValuesList().stream().map(Value::getStringValue).toList() : List.of(),
+                p.containsKey("shared") ? p.get("shared").getBoolValue() : !p.containsKey("tenant"));
     }
 
     private static String str(Map<String, Value> payload, String key) {

@@ -8,9 +8,16 @@ import java.util.UUID;
 final class StoreIds {
     private StoreIds() {}
 
-    /** The id of a question in a datasource (the gateway derives the same id from the same normalization). */
-    static UUID exampleId(String datasource, String question) {
-        return ExampleIds.of(datasource, question);
+    /**
+     * The id of {@code owner}'s example of a question in a datasource, the shared one when {@code owner} is null (the
+     * gateway derives the same id from the same normalization).
+     */
+    static UUID exampleId(String datasource, String question, String owner) {
+        return ExampleIds.of(datasource, question, owner);
+    }
+
+    static UUID exampleId(StoredExample e) {
+        return exampleId(e.datasource(), e.question(), e.owner());
     }
 
     /** The id of an error→fix pair: the same error fixed the same way is stored once. */

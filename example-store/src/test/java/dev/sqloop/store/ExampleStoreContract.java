@@ -160,4 +160,88 @@ abstract class ExampleStoreContract {
         store.clearWrong("shop", "HOW MANY ORDERS?");
         assertFalse(store.isMarkedWrong("shop", "How many orders?"));
     }
+
+    // ------------------------------------------------------------------ tenants
+
+    static StoredExample owned(String ds, String question, String sql, String tenant) {
+        return new StoredExample(ds, question, sql, "duckdb", StoredExample.AUTO, Instant.parse("2026-01-04T00:00:00Z"), tenant, null, List.of());
+    }
+
+    private static List<String> sqls(List<Scored<StoredExample>> hits) {
+        return hits.stream().map(h -> h.value().sql()).toList();
+    }
+
+    @Test
+    void shouldKeepEachTenantsExampleOfTheSameQuestionApartFromTheSharedOne() {
+        float[] v = randomVector(30);
+        store.upsert(example("shop", "Which region has the most suppliers?", "SELECT 'seed'"), v);
+        store.upsert(owned("shop", "Which region has the most suppliers?", "SELECT 'a'", "tenant-a"), v);
+        store.upsert(owned("shop", "which region has the most SUPPLIERS", "SELECT 'b'", "tenant-b"), v);
+        assertEquals(3, store.count(), "one example per owner, none replaced another's");
+        assertEquals("SELECT 'seed'", store.find("shop", "Which region has the most suppliers?").orElseThrow().sql());
+        assertEquals("SELECT 'a'", store.find("shop", "Which region has the most suppliers?", "tenant-a").orElseThrow().sql());
+        assertEquals("SELECT 'b'", store.find("shop", "Which region has the most suppliers?", "tenant-b").orElseThrow().sql());
+        assertTrue(store.find("shop", "Which region has the most suppliers?", "tenant-c").isEmpty());
+
+        StoredExample a = store.find("shop", "Which region has the most suppliers?", "tenant-a").orElseThrow();
+        assertEquals("tenant-a", a.tenant());
+        assertFalse(a.shared());
+        assertTrue(store.find("shop", "Which region has the most suppliers?").orElseThrow().shared(), "a seed is shared");
+
+        assertFalse(store.delete("shop", "Which region has the most suppliers?", "tenant-c"), "nothing of tenant-c's to delete");
+        assertTrue(store.delete("shop", "Which region has the most suppliers?", "tenant-a"));
+        assertEquals("SELECT 'b'", store.find("shop", "Which region has the most suppliers?", "tenant-b").orElseThrow().sql(), "b's stays");
+        assertTrue(store.find("shop", "Which region has the most suppliers?").isPresent(), "the shared one stays");
+        assertEquals(2, store.count());
+    }
+
+    @Test
+    void shouldSearchOnlyTheExamplesTheTenantMaySee() {
+        float[] q = randomVector(40);
+        store.upsert(example("shop", "seeded", "SELECT 'seed'"), near(q, 41, 0.3));
+        store.upsert(owned("shop", "a's", "SELECT 'a'", "tenant-a"), near(q, 42, 0.1));
+        store.upsert(owned("shop", "b's", "SELECT 'b'", "tenant-b"), near(q, 43, 0.2));
+        StoredExample promoted = new StoredExample("shop", "promoted", "SELECT 'promoted'", "duckdb", StoredExample.MANUAL,
+                Instant.parse("2026-01-05T00:00:00Z"), "data-team", "checked", List.of("kpi"), true);
+        store.upsert(promoted, near(q, 44, 0.4));
+        store.upsert(owned("hr", "a's elsewhere", "SELECT 'a-hr'", "tenant-a"), q);
+
+        assertEquals(List.of("SELECT 'a'", "SELECT 'seed'", "SELECT 'promoted'"), sqls(store.search("shop", "tenant-a", q, 5, -1)));
+        assertEquals(List.of("SELECT 'b'", "SELECT 'seed'", "SELECT 'promoted'"), sqls(store.search("shop", "tenant-b", q, 5, -1)));
+        assertEquals(List.of("SELECT 'seed'", "SELECT 'promoted'"), sqls(store.search("shop", "tenant-c", q, 5, -1)));
+        assertEquals(List.of("SELECT 'seed'", "SELECT 'promoted'"), sqls(store.search("shop", q, 5, -1)), "no tenant: shared only");
+        assertEquals(List.of("SELECT 'a-hr'"), sqls(store.search("hr", "tenant-a", q, 5, -1)));
+        assertTrue(store.search("hr", "tenant-b", q, 5, -1).isEmpty());
+        StoredExample found = store.search("shop", "tenant-c", q, 5, -1).get(1).value();
+        assertEquals(promoted, found, "a promoted example keeps its creator and is shared");
+    }
+
+    @Test
+    void shouldFillTheTopKWithVisibleExamplesWhateverOtherTenantsStore() {
+        float[] q = randomVector(50);
+        // tenant-a's examples are all closer to the question than tenant-b's only one
+        for (int i = 0; i < 40; i++) store.upsert(owned("shop", "a's question " + i, "SELECT 'a" + i + "'", "tenant-a"), near(q, 100 + i, 0.05));
+        store.upsert(owned("shop", "b's question", "SELECT 'b'", "tenant-b"), near(q, 51, 0.8));
+        store.upsert(example("shop", "the seed", "SELECT 'seed'"), near(q, 52, 0.9));
+        assertEquals(List.of("SELECT 'b'", "SELECT 'seed'"), sqls(store.search("shop", "tenant-b", q, 2, -1)),
+                "filtered in the search, not after the top k");
+        assertEquals(3, store.search("shop", "tenant-a", q, 3, -1).size());
+        assertTrue(sqls(store.search("shop", "tenant-a", q, 3, -1)).stream().allMatch(s -> s.startsWith("SELECT 'a")));
+    }
+
+    @Test
+    void shouldKeepWrongMarksPerOwner() {
+        store.upsert(owned("shop", "How many orders?", "SELECT 'a'", "tenant-a"), randomVector(60));
+        store.upsert(owned("shop", "How many orders?", "SELECT 'b'", "tenant-b"), randomVector(60));
+        store.upsert(example("shop", "How many orders?", "SELECT 'seed'"), randomVector(60));
+        store.markWrong("shop", "How many orders?", "tenant-a");
+        assertTrue(store.isMarkedWrong("shop", "how many orders", "tenant-a"));
+        assertFalse(store.isMarkedWrong("shop", "How many orders?", "tenant-b"));
+        assertFalse(store.isMarkedWrong("shop", "How many orders?"), "not a mark for every tenant");
+        assertTrue(store.find("shop", "How many orders?", "tenant-a").isEmpty(), "a's example deleted");
+        assertTrue(store.find("shop", "How many orders?", "tenant-b").isPresent(), "b's kept");
+        assertTrue(store.find("shop", "How many orders?").isPresent(), "the shared one kept");
+        store.clearWrong("shop", "How many orders?", "tenant-a");
+        assertFalse(store.isMarkedWrong("shop", "How many orders?", "tenant-a"));
+    }
 }

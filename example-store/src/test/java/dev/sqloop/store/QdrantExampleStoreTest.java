@@ -52,10 +52,14 @@ class QdrantExampleStoreTest extends ExampleStoreContract {
 
     @Test
     void shouldCreateItsCollectionsWithADatasourceKeywordIndex() {
-        for (String c : new String[] {prefix + "_examples", prefix + "_error_fixes", prefix + "_marked_wrong"}) {
+        assertEquals(EXAMPLE_INDEXES, qdrant.payloadIndexes(prefix + "_examples"), "the datasource and visibility of examples");
+        for (String c : new String[] {prefix + "_error_fixes", prefix + "_marked_wrong"}) {
             assertEquals(Map.of("datasource", PayloadSchemaType.Keyword), qdrant.payloadIndexes(c), c);
         }
     }
+
+    private static final Map<String, PayloadSchemaType> EXAMPLE_INDEXES = Map.of("datasource", PayloadSchemaType.Keyword,
+            "shared", PayloadSchemaType.Bool, "owner", PayloadSchemaType.Keyword);
 
     @Test
     void shouldOpenAnExistingStoreAndSeeWhatAnotherClientWrote() {
@@ -74,7 +78,7 @@ class QdrantExampleStoreTest extends ExampleStoreContract {
         store = connect(shared, API_KEY);
         store.upsert(example("shop", "How many orders?", "SELECT 1"), randomVector(2));
         assertEquals(1, store.search("shop", randomVector(2), 1, 0.9).size());
-        assertEquals(Map.of("datasource", PayloadSchemaType.Keyword), qdrant.payloadIndexes(shared + "_examples"));
+        assertEquals(EXAMPLE_INDEXES, qdrant.payloadIndexes(shared + "_examples"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.sqloop.fewshot;
 
+import dev.sqloop.common.message.ExampleIds;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.AbstractStage;
@@ -19,7 +20,8 @@ import java.util.Optional;
  *
  * <p>The success message does not carry the failed attempt's issues ({@code withSql} clears them); the failed SQL
  * is {@code previousSql}, and the error is the previous attempt's first issue ({@code previousIssues}).
- * A captured example is published on {@code examples}, owned by the tenant whose question it answered.
+ * A captured example is published on {@code examples}, owned by the tenant whose question it answered and visible
+ * to that tenant only (its id includes the owner: two tenants capturing the same question get two examples).
  */
 public final class CaptureStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "capture";
@@ -44,13 +46,17 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
         if (config.captureRequireRows() && (task.execution() == null || task.execution().rowCount() <= 0)) {
             return Outcome.drop("no rows returned");
         }
-        if (store.isMarkedWrong(task.datasource(), task.question())) return Outcome.drop("marked wrong");
+        String owner = ExampleIds.owner(task.tenant());
+        if (store.isMarkedWrong(task.datasource(), task.question()) || store.isMarkedWrong(task.datasource(), task.question(), owner)) {
+            return Outcome.drop("marked wrong");
+        }
         // the gateway resolved it; a task from an older producer may still name it in its metadata
         String dialect = task.dialect() != null ? task.dialect().wireName() : task.metadata().getOrDefault(DIALECT, config.defaultDialect());
-        Optional<StoredExample> existing = store.find(task.datasource(), task.question());
-        boolean curated = existing.map(e -> !StoredExample.AUTO.equals(e.source())).orElse(false);
+        // the tenant's own curated example, or a shared one (always curated), is kept: the capture would add nothing
+        boolean curated = store.find(task.datasource(), task.question(), owner).map(e -> !StoredExample.AUTO.equals(e.source())).orElse(false)
+                || store.find(task.datasource(), task.question()).isPresent();
         StoredExample captured = new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,
-                clock.instant(), task.tenant(), null, List.of());
+                clock.instant(), owner, null, List.of(), false);
         if (!curated) store.upsert(captured, embedder.embed(task.question()));
         boolean fixed = task.attempt() > 1 && task.previousSql() != null && !task.previousSql().equals(task.sql());
         Optional<String[]> error = fixed ? previousError(task) : Optional.empty();

@@ -41,8 +41,8 @@ public final class ExampleTopic {
     public record SyncReport(long stored, int published, int removed) {}
 
     public static ExampleRecord recordOf(StoredExample e) {
-        return new ExampleRecord(0, Questions.exampleId(e.datasource(), e.question()).toString(), e.datasource(), e.question(),
-                e.sql(), e.dialect(), e.source(), e.tenant(), e.notes(), e.tags(), e.createdAt());
+        return new ExampleRecord(0, Questions.exampleId(e.datasource(), e.question(), e.owner()).toString(), e.datasource(), e.question(),
+                e.sql(), e.dialect(), e.source(), e.tenant(), e.notes(), e.tags(), e.createdAt(), e.shared());
     }
 
     /** The stored example, published under its id ({@code kind} tags the stage's outcome metrics). */
@@ -51,11 +51,11 @@ public final class ExampleTopic {
     }
 
     /**
-     * The example of this question is gone. Published whether or not the store had it: a redelivered command
+     * {@code owner}'s example of this question (the shared one when null) is gone. Published whether or not the store had it: a redelivered command
      * finds nothing to delete but must still reach readers that missed the first tombstone.
      */
-    public static Outcome.Send removed(String kind, String datasource, String question) {
-        return Outcome.tombstone(kind, Topics.EXAMPLES, Questions.exampleId(datasource, question).toString());
+    public static Outcome.Send removed(String kind, String datasource, String question, String owner) {
+        return Outcome.tombstone(kind, Topics.EXAMPLES, Questions.exampleId(datasource, question, owner).toString());
     }
 
     /**

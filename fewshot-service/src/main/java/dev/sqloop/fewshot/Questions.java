@@ -16,9 +16,14 @@ public final class Questions {
         return ExampleIds.normalize(question);
     }
 
-    /** The point id of a question in a datasource: upserting the same question again replaces the example. */
+    /** The point id of the shared example of a question in a datasource: upserting the same question again replaces it. */
     public static UUID exampleId(String datasource, String question) {
         return ExampleIds.of(datasource, question);
+    }
+
+    /** The point id of {@code owner}'s own example of a question (the shared one when {@code owner} is null). */
+    public static UUID exampleId(String datasource, String question, String owner) {
+        return ExampleIds.of(datasource, question, owner);
     }
 
     /** Word set of the normalized question, for near-duplicate checks. */

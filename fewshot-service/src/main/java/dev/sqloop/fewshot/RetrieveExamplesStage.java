@@ -2,6 +2,7 @@ package dev.sqloop.fewshot;
 
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.Example;
+import dev.sqloop.common.message.ExampleIds;
 import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionTask;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * datasource, links the schema and extracts the NL constraints, all carried in the message for every attempt.
  * A question already answered (same question after normalization, or similar enough when configured) skips the
  * LLM: its stored SQL goes to {@code static-validate} as attempt 1, and validation and execution still run.
+ * Both use only the examples the asking tenant may see: the shared ones (seeds, curator-shared) and its own.
  */
 public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "retrieve-examples";
@@ -57,8 +59,9 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
         long start = System.nanoTime();
         float[] vector = embedder.embed(task.question());
         // twice k: near-duplicates are dropped after the search
+        // only what the asking tenant may see (shared examples and its own), filtered inside the search
         List<Scored<StoredExample>> hits = config.topK() == 0 ? List.of()
-                : store.search(task.datasource(), vector, config.topK() * 2, config.minScore());
+                : store.search(task.datasource(), ExampleIds.owner(task.tenant()), vector, config.topK() * 2, config.minScore());
         List<Example> examples = distinct(hits);
         LinkedSchema schema = link(task, vector);
         NlConstraints nl = constraints.extract(task.question());
@@ -86,7 +89,7 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
     private Optional<String> shortcut(QuestionTask task, List<Scored<StoredExample>> hits) {
         if (task.attempt() != 1) return Optional.empty();
         if (config.shortcutExact()) {
-            Optional<StoredExample> same = store.find(task.datasource(), task.question());
+            Optional<StoredExample> same = sameQuestion(task);
             if (same.isPresent()) {
                 metrics.shortcut(task.datasource(), "exact");
                 return Optional.of(same.get().sql());
@@ -97,6 +100,18 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
             return Optional.of(hits.getFirst().value().sql());
         }
         return Optional.empty();
+    }
+
+    /**
+     * The stored answer to this very question that the asking tenant may see: its own or the shared one, a curated
+     * (seed or manual) one before a captured one, and its own before the shared one otherwise. Never another tenant's.
+     */
+    private Optional<StoredExample> sameQuestion(QuestionTask task) {
+        String owner = ExampleIds.owner(task.tenant());
+        Optional<StoredExample> own = store.find(task.datasource(), task.question(), owner);
+        if (own.isPresent() && !StoredExample.AUTO.equals(own.get().source())) return own;
+        Optional<StoredExample> shared = store.find(task.datasource(), task.question());
+        return shared.isPresent() ? shared : own;
     }
 
     /** Best first; an example whose SQL or wording repeats a kept one adds nothing to the prompt. */

@@ -2,6 +2,7 @@ package dev.sqloop.fewshot;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.error.ErrorCategory;
@@ -56,6 +57,29 @@ class CaptureStageTest {
             store.upsert(new StoredExample("shop", "Best sellers", "SELECT curated", "duckdb", StoredExample.MANUAL, null), embedder.embed("Best sellers"));
             strict.process(success("best sellers", "SELECT automatic", 5));
             assertEquals("SELECT curated", store.find("shop", "Best sellers").orElseThrow().sql());
+            assertTrue(store.find("shop", "Best sellers", "t").isEmpty(), "a shared curated example is not doubled by a capture");
+
+            store.upsert(new StoredExample("shop", "Top sellers", "SELECT t_curated", "duckdb", StoredExample.MANUAL, null, "t", null, List.of()),
+                    embedder.embed("Top sellers"));
+            strict.process(success("top sellers", "SELECT automatic", 5));
+            assertEquals("SELECT t_curated", store.find("shop", "Top sellers", "t").orElseThrow().sql(), "the tenant's own curated one kept");
+        }
+    }
+
+    @Test
+    void shouldCaptureTheSameQuestionOncePerTenantWithoutReplacingAnother() {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
+            CaptureStage capture = new CaptureStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
+            for (String tenant : List.of("tenant-a", "tenant-b")) {
+                QuestionTask t = QuestionTask.create("q-" + tenant, tenant, "shop", "Which region has the most suppliers?", 3, Instant.now())
+                        .withSql("SELECT '" + tenant + "'", null).withExecution(new Execution(List.of("c"), List.of("INTEGER"), 1, List.of(), 1));
+                capture.process(t);
+            }
+            assertEquals(2, store.count(), "two examples, not one overwritten");
+            assertEquals("SELECT 'tenant-a'", store.find("shop", "Which region has the most suppliers?", "tenant-a").orElseThrow().sql());
+            assertEquals("SELECT 'tenant-b'", store.find("shop", "Which region has the most suppliers?", "tenant-b").orElseThrow().sql());
+            assertFalse(store.find("shop", "Which region has the most suppliers?", "tenant-a").orElseThrow().shared());
+            assertTrue(store.find("shop", "Which region has the most suppliers?").isEmpty(), "a capture is never shared");
         }
     }
 }

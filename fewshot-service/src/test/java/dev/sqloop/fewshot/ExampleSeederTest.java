@@ -78,7 +78,8 @@ class ExampleSeederTest {
             ExampleSeeder seeder = new ExampleSeeder(TestModel.embedder(), store, Clock.systemUTC());
             assertEquals(new ExampleSeeder.Report(2, 2, 0), seeder.seed(jsonl, "x", "duckdb"));
             StoredExample curated = new StoredExample("shop", "Best product?", "SELECT name FROM products ORDER BY sales DESC LIMIT 1",
-                    "duckdb", StoredExample.MANUAL, java.time.Instant.now(), "acme", "by revenue, not by name", java.util.List.of("kpi"));
+                    "duckdb", StoredExample.MANUAL, java.time.Instant.now(), "acme", "by revenue, not by name", java.util.List.of("kpi"),
+                    true); // a curator's shared example: seeds and it are the same (shared) example of the question
             store.upsert(curated, TestModel.embedder().embed(curated.question()));
 
             assertEquals(new ExampleSeeder.Report(2, 1, 1), seeder.seed(jsonl, "x", "duckdb"), "the curated one is skipped");

@@ -132,8 +132,8 @@ class FewshotPipelineIT {
                 .nextAttempt("Failed SQL:\nSELECT p.categry FROM products p\n\nError:\n[column_not_found] Binder Error: column \"categry\" not found\n");
         QuestionTask success = failedFirst.withSql(sql, null).withExecution(new Execution(List.of("category", "sum"), List.of("VARCHAR", "BIGINT"), 3, List.of(), 2));
         send(Topics.SUCCESS.name(), success);
-        eventually(() -> store.find("shop-capture", "How many units were sold per product category?").isPresent(), "captured");
-        assertEquals(sql, store.find("shop-capture", "how many units were sold per product category").orElseThrow().sql(),
+        eventually(() -> store.find("shop-capture", "How many units were sold per product category?", "acme").isPresent(), "captured");
+        assertEquals(sql, store.find("shop-capture", "how many units were sold per product category", "acme").orElseThrow().sql(),
                 "the success with rows replaced nothing; the zero-row success was not captured");
         eventually(() -> store.countFixes() >= 1, "error-fix pair stored");
         var fixes = new ErrorFixMemory(embedder, store, 0.5).similar("shop-capture", "Binder Error: column \"categori\" not found");
@@ -176,12 +176,12 @@ class FewshotPipelineIT {
     void shouldNeverCaptureAQuestionMarkedWrongThroughTheFeedbackTopic() throws Exception {
         String q = "Which customer spent the most?";
         send(Topics.FEEDBACK.name(), new FeedbackCommand(0, "fb-1", "save", "acme", "shop-feedback", q, "SELECT name FROM customers LIMIT 1", "duckdb", Instant.now()));
-        eventually(() -> store.find("shop-feedback", q).isPresent(), "saved");
-        assertEquals(StoredExample.MANUAL, store.find("shop-feedback", q).orElseThrow().source());
+        eventually(() -> store.find("shop-feedback", q, "acme").isPresent(), "saved");
+        assertEquals(StoredExample.MANUAL, store.find("shop-feedback", q, "acme").orElseThrow().source());
 
         send(Topics.FEEDBACK.name(), new FeedbackCommand(0, "fb-2", "mark-wrong", "acme", "shop-feedback", q, null, null, Instant.now()));
-        eventually(() -> store.isMarkedWrong("shop-feedback", q), "marked wrong");
-        assertTrue(store.find("shop-feedback", q).isEmpty(), "mark-wrong deleted the example");
+        eventually(() -> store.isMarkedWrong("shop-feedback", q, "acme"), "marked wrong");
+        assertTrue(store.find("shop-feedback", q, "acme").isEmpty(), "mark-wrong deleted the example");
 
         QuestionTask again = question("shop-feedback", q).withSql("SELECT name FROM customers ORDER BY 1 LIMIT 1", null)
                 .withExecution(new Execution(List.of("name"), List.of("VARCHAR"), 1, List.of(), 1));
@@ -190,8 +190,8 @@ class FewshotPipelineIT {
         QuestionTask marker = question("shop-feedback", "How many customers are there?").withSql("SELECT count(*) FROM customers", null)
                 .withExecution(new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(), 1));
         send(Topics.SUCCESS.name(), marker);
-        eventually(() -> store.find("shop-feedback", "How many customers are there?").isPresent(), "later success captured");
-        assertFalse(store.find("shop-feedback", q).isPresent(), "the marked question was not captured again");
+        eventually(() -> store.find("shop-feedback", "How many customers are there?", "acme").isPresent(), "later success captured");
+        assertFalse(store.find("shop-feedback", q, "acme").isPresent(), "the marked question was not captured again");
     }
 
     private double shortcuts(String datasource) {

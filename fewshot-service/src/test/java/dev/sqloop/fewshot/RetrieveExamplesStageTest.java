@@ -56,8 +56,12 @@ class RetrieveExamplesStageTest {
     }
 
     private Outcome.Send run(FewshotConfig config, String question) throws Exception {
+        return run(config, "t", question);
+    }
+
+    private Outcome.Send run(FewshotConfig config, String tenant, String question) throws Exception {
         RetrieveExamplesStage stage = new RetrieveExamplesStage(embedder, store, unreachable, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry));
-        QuestionTask task = QuestionTask.create("q1", "t", "shop", question, 3, Instant.now());
+        QuestionTask task = QuestionTask.create("q1", tenant, "shop", question, 3, Instant.now());
         return (Outcome.Send) stage.process(task);
     }
 
@@ -89,5 +93,41 @@ class RetrieveExamplesStageTest {
         Outcome.Send exactOff = run(FewshotConfig.defaults().withShortcut(false, 2.0), "Which products are toys?");
         assertEquals(Topics.GENERATE.name(), exactOff.emissions().getFirst().topic(), "exact shortcut can be switched off");
         assertNull(((QuestionTask) exactOff.emissions().getFirst().message()).sql());
+    }
+
+    private void own(String tenant, String question, String sql, String source) {
+        store.upsert(new StoredExample("shop", question, sql, "duckdb", source, null, tenant, null, List.of()), embedder.embed(question));
+    }
+
+    @Test
+    void shouldNeverServeAnotherTenantsExampleInThePromptOrTheShortcut() throws Exception {
+        String question = "Which region has the most suppliers?";
+        own("tenant-b", question, "SELECT r_name, count(*) AS suppliers FROM supplier GROUP BY 1 ORDER BY 2 DESC LIMIT 1", StoredExample.AUTO);
+        own("tenant-a", question, "SELECT 'ANTARCTICA' AS r_name, 999 AS suppliers", StoredExample.MANUAL);
+        FewshotConfig similar = FewshotConfig.defaults().withShortcut(true, 0.5);
+
+        Outcome.Send forB = run(similar, "tenant-b", question);
+        assertEquals(Topics.STATIC_VALIDATE, forB.emissions().getFirst().topic(), "b's own capture answers b's repeat question");
+        QuestionTask b = (QuestionTask) forB.emissions().getFirst().message();
+        assertTrue(b.sql().contains("FROM supplier"), b.sql());
+        assertTrue(b.examples().stream().noneMatch(e -> e.sql().contains("ANTARCTICA")), "a's example is not in b's prompt: " + b.examples());
+
+        QuestionTask c = (QuestionTask) run(similar, "tenant-c", question).emissions().getFirst().message();
+        assertNull(c.sql(), "nothing of a's or b's answers tenant-c");
+        assertTrue(c.examples().stream().noneMatch(e -> e.sql().contains("ANTARCTICA") || e.sql().contains("FROM supplier")), c.examples().toString());
+
+        QuestionTask a = (QuestionTask) run(similar, "tenant-a", "which region has the most suppliers").emissions().getFirst().message();
+        assertTrue(a.sql().contains("ANTARCTICA"), "a's own example answers a");
+    }
+
+    @Test
+    void shouldPreferACuratedAnswerToTheTenantsOwnCapture() throws Exception {
+        String question = "Which products are toys?"; // seeded (shared) in open()
+        own("t", question, "SELECT name FROM products WHERE category = 'toy'", StoredExample.AUTO);
+        QuestionTask shared = (QuestionTask) run(FewshotConfig.defaults(), question).emissions().getFirst().message();
+        assertEquals("SELECT * FROM products WHERE category='toys'", shared.sql(), "the shared seed before the own capture");
+        own("t", question, "SELECT name FROM products WHERE category = 'toys' ORDER BY name", StoredExample.MANUAL);
+        QuestionTask mine = (QuestionTask) run(FewshotConfig.defaults(), question).emissions().getFirst().message();
+        assertEquals("SELECT name FROM products WHERE category = 'toys' ORDER BY name", mine.sql(), "the tenant's own curated one first");
     }
 }

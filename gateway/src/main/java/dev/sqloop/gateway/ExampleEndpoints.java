@@ -16,10 +16,12 @@ import java.util.Optional;
  * {@code GET/POST/DELETE /v1/examples}: the few-shot examples, read from the {@code examples} topic and changed
  * through commands the fewshot service applies (it stays the only writer of its store).
  *
- * <p>Examples are shared per datasource, not per tenant: retrieval picks them by datasource for every tenant's
- * questions, so every tenant sees all of them. Changing one is owned: a tenant replaces or deletes only examples it
- * created (posted, saved, or captured from its own question), and a captured ({@code auto}) example may be replaced
- * by anyone's curated one; seeds and other tenants' examples only by a curator tenant ({@code SQLOOP_GATEWAY_CURATORS}).
+ * <p>Examples belong to tenants: an example a tenant posted, saved or had captured from its own question is its own,
+ * seen (listed, retrieved into prompts, served by the repeat-question shortcut) by it alone; seeds and examples a
+ * curator shared ({@code "shared": true}) are seen by every tenant of the datasource. Ids include the owner, so a
+ * tenant's post never replaces another tenant's example of the same question: it makes the poster's own. A tenant
+ * deletes only its own; shared examples and other tenants' are changed only by curators
+ * ({@code SQLOOP_GATEWAY_CURATORS}), who also see every example. Another tenant's example answers 404, as if absent.
  */
 final class ExampleEndpoints {
     /** Counter, tag action = upsert | delete: example commands the gateway produced. */
@@ -45,9 +47,9 @@ final class ExampleEndpoints {
     }
 
     private void list(Context ctx) {
-        ExampleQuery query = ExampleQuery.parse(ctx.queryParamMap(), config);
-        ExampleQuery.Page page = view.examples(query);
         String tenant = Auth.tenant(ctx);
+        ExampleQuery query = ExampleQuery.parse(ctx.queryParamMap(), config).visibleTo(config.isCurator(tenant) ? null : tenant);
+        ExampleQuery.Page page = view.examples(query);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("examples", page.examples().stream().map(e -> json(e, tenant)).toList());
         out.put("count", page.examples().size());
@@ -56,18 +58,24 @@ final class ExampleEndpoints {
     }
 
     private void get(Context ctx) {
-        ctx.json(json(find(ctx.pathParam("id")), Auth.tenant(ctx)));
+        String tenant = Auth.tenant(ctx);
+        ctx.json(json(find(ctx.pathParam("id"), tenant), tenant));
     }
 
     /**
-     * Idempotent by construction: the id is derived from datasource and normalized question, so a repeated post
-     * replaces rather than duplicates; an identical one changes nothing and answers 200 without a command.
+     * Idempotent by construction: the id is derived from datasource, normalized question and owner (the caller, or
+     * none for a shared example), so a repeated post replaces rather than duplicates; an identical one changes nothing
+     * and answers 200 without a command. A post only ever writes the caller's own example or, for a curator, the shared one.
      */
     private void add(Context ctx) {
         Http.requireJson(ctx, "application/json");
         ExampleRequest r = ExampleRequest.parse(Http.parseJson(ctx.body()), config);
         String tenant = Auth.tenant(ctx);
-        String id = ExampleIds.of(r.datasource(), r.question()).toString();
+        if (r.shared() && !config.isCurator(tenant)) {
+            throw new ApiError(403, "forbidden", "only a curator can share an example with every tenant; omit \"shared\" to add your own", "shared", null);
+        }
+        String owner = r.shared() ? null : tenant;
+        String id = ExampleIds.of(r.datasource(), r.question(), owner).toString();
         Optional<ExampleRecord> existing = view.example(id);
         if (existing.isPresent()) {
             ExampleRecord e = existing.get();
@@ -75,50 +83,35 @@ final class ExampleEndpoints {
                 ctx.status(200).json(accepted(id, "exists"));
                 return;
             }
-            if (!mayChange(tenant, e) && !ExampleRecord.AUTO.equals(e.source())) {
-                throw new ApiError(409, "conflict", "an example for this question already exists on datasource '" + r.datasource()
-                        + "' (id " + id + ") and was not created by you; a curator can replace it", "question", null);
-            }
         }
         submitter.submitExampleCommand(new ExampleCommand(0, id, ExampleCommand.UPSERT, tenant, r.datasource(), r.question(), r.sql(),
-                config.datasources().get(r.datasource()).wireName(), r.notes(), r.tags(), submitter.now()));
+                config.datasources().get(r.datasource()).wireName(), r.notes(), r.tags(), submitter.now(), owner, r.shared()));
         registry.counter(COMMANDS, "action", ExampleCommand.UPSERT).increment();
         ctx.status(202).json(accepted(id, "accepted"));
     }
 
     private void delete(Context ctx) {
-        ExampleRecord e = find(ctx.pathParam("id"));
         String tenant = Auth.tenant(ctx);
+        ExampleRecord e = find(ctx.pathParam("id"), tenant);
         if (!mayChange(tenant, e)) {
-            throw new ApiError(403, "forbidden", "example " + e.id() + " is " + (e.tenant() == null ? "a seed" : "another tenant's")
-                    + "; only its creator or a curator can delete it", null, null);
+            throw new ApiError(403, "forbidden", "example " + e.id() + " is " + (e.tenant() == null ? "a seed" : "shared with every tenant")
+                    + "; only a curator can delete it", null, null);
         }
         submitter.submitExampleCommand(new ExampleCommand(0, e.id(), ExampleCommand.DELETE, tenant, e.datasource(), e.question(),
-                null, null, null, null, submitter.now()));
+                null, null, null, null, submitter.now(), e.owner(), e.shared()));
         registry.counter(COMMANDS, "action", ExampleCommand.DELETE).increment();
         ctx.status(202).json(accepted(e.id(), "accepted"));
     }
 
-    /**
-     * Feedback on a question changes the example stored for it, so the same ownership rules apply: a tenant may
-     * not {@code save} over, {@code unsave} or {@code mark-wrong} an example another tenant or a seed owns.
-     * {@code replacing}: a save, which (like a POST) may replace a captured example.
-     */
-    void requireMayChange(String tenant, String datasource, String question, boolean replacing) {
-        if (datasource == null || question == null) return;
-        view.example(ExampleIds.of(datasource, question).toString()).ifPresent(e -> {
-            if (mayChange(tenant, e) || (replacing && ExampleRecord.AUTO.equals(e.source()))) return;
-            throw new ApiError(403, "forbidden", "the example for this question (id " + e.id() + ") is "
-                    + (e.tenant() == null ? "a seed" : "another tenant's") + "; only its creator or a curator can change it", null, null);
-        });
+    /** The example when {@code tenant} may see it (its own, a shared one, or any for a curator); 404 otherwise, as if absent. */
+    private ExampleRecord find(String id, String tenant) {
+        return view.example(id).filter(e -> config.isCurator(tenant) || e.visibleTo(tenant))
+                .orElseThrow(() -> ApiError.notFound("example " + id));
     }
 
-    private ExampleRecord find(String id) {
-        return view.example(id).orElseThrow(() -> ApiError.notFound("example " + id));
-    }
-
+    /** Curators change any example; a tenant only its own (never a shared one, never another tenant's). */
     private boolean mayChange(String tenant, ExampleRecord e) {
-        return config.isCurator(tenant) || tenant.equals(e.tenant());
+        return config.isCurator(tenant) || (!e.shared() && tenant.equals(e.tenant()));
     }
 
     private static Map<String, Object> accepted(String id, String status) {
@@ -134,6 +127,7 @@ final class ExampleEndpoints {
         out.put("sql", e.sql());
         out.put("dialect", e.dialect());
         out.put("source", e.source());
+        out.put("shared", e.shared());
         if (e.notes() != null) out.put("notes", e.notes());
         out.put("tags", e.tags());
         out.put("createdAt", e.createdAt());

@@ -15,7 +15,7 @@ import java.util.TreeSet;
  * so a misspelt filter never silently lists everything. Examples come in id order; the cursor is the last id of the
  * previous page, so paging stays stable while examples are added or deleted.
  */
-record ExampleQuery(String datasource, String source, String text, String prefix, String tag, int limit, String cursor) {
+record ExampleQuery(String datasource, String source, String text, String prefix, String tag, int limit, String cursor, String viewer) {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
     private static final Set<String> PARAMETERS = Set.of("datasource", "source", "q", "prefix", "tag", "limit", "cursor");
@@ -47,7 +47,12 @@ record ExampleQuery(String datasource, String source, String text, String prefix
             if (limit < 1 || limit > MAX_LIMIT) throw ApiError.badRequest("limit must be an integer between 1 and " + MAX_LIMIT, "limit");
         }
         return new ExampleQuery(datasource, source, bounded(params, "q"), bounded(params, "prefix"), bounded(params, "tag"), limit,
-                bounded(params, "cursor"));
+                bounded(params, "cursor"), null);
+    }
+
+    /** The same query listing only what {@code viewer} may see (shared examples and its own); null: everything (curators). */
+    ExampleQuery visibleTo(String viewer) {
+        return new ExampleQuery(datasource, source, text, prefix, tag, limit, cursor, viewer);
     }
 
     private static String single(Map<String, List<String>> params, String name) {
@@ -62,6 +67,7 @@ record ExampleQuery(String datasource, String source, String text, String prefix
     }
 
     boolean matches(ExampleRecord e) {
+        if (viewer != null && !e.visibleTo(viewer)) return false;
         if (datasource != null && !datasource.equals(e.datasource())) return false;
         if (source != null && !source.equals(e.source())) return false;
         if (tag != null && !e.tags().contains(tag)) return false;

@@ -1,19 +1,21 @@
 package dev.sqloop.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sqloop.common.sql.QueryCheck;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** One validated {@code POST /v1/examples} body: a curator's question→SQL pair for a datasource. */
-public record ExampleRequest(String question, String datasource, String sql, String notes, List<String> tags) {
+/**
+ * One validated {@code POST /v1/examples} body: a question→SQL pair for a datasource, the caller's own example, or the
+ * example shared with every tenant of the datasource when {@code shared} (only curators may ask for that).
+ */
+public record ExampleRequest(String question, String datasource, String sql, String notes, List<String> tags, boolean shared) {
     static final int MAX_NOTES_CHARS = 2000;
     static final int MAX_TAGS = 20;
     static final int MAX_TAG_CHARS = 50;
-    private static final Set<String> KNOWN_FIELDS = Set.of("question", "datasource", "sql", "notes", "tags");
+    private static final Set<String> KNOWN_FIELDS = Set.of("question", "datasource", "sql", "notes", "tags", "shared");
 
     /** Validates a JSON object; every refusal names the field. */
     public static ExampleRequest parse(JsonNode node, GatewayConfig config) {
@@ -30,10 +32,10 @@ public record ExampleRequest(String question, String datasource, String sql, Str
         if (!ds.isTextual() || !config.datasources().containsKey(ds.asText())) {
             throw ApiError.badRequest("unknown datasource '" + ds.asText() + "'; known: " + new TreeSet<>(config.datasources().keySet()), "datasource");
         }
-        String sql = text(node, "sql", config.maxSqlChars());
-        QueryCheck.whyNotAQuery(sql).ifPresent(reason -> {
-            throw ApiError.badRequest("sql must be one read-only query: " + reason, "sql");
-        });
+        String sql = ExampleSql.fromJson(node.get("sql"), "sql", config);
+        JsonNode sh = node.get("shared");
+        if (sh != null && !sh.isNull() && !sh.isBoolean()) throw ApiError.badRequest("shared must be true or false", "shared");
+        boolean shared = sh != null && sh.asBoolean(false);
         String notes = null;
         JsonNode n = node.get("notes");
         if (n != null && !n.isNull()) {
@@ -42,7 +44,7 @@ public record ExampleRequest(String question, String datasource, String sql, Str
             }
             notes = n.asText().strip().isEmpty() ? null : n.asText().strip();
         }
-        return new ExampleRequest(question, ds.asText(), sql, notes, tags(node.get("tags")));
+        return new ExampleRequest(question, ds.asText(), sql, notes, tags(node.get("tags")), shared);
     }
 
     private static String text(JsonNode node, String field, int maxChars) {

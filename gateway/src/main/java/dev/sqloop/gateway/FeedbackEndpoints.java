@@ -48,8 +48,10 @@ final class FeedbackEndpoints {
         if (request.saves() && (sql == null || sql.isBlank())) {
             throw ApiError.badRequest("save needs SQL: the question has none yet, pass \"sql\"", "sql");
         }
+        // a save makes an example: the question's own SQL is held to the rules of POST /v1/examples too
+        if (request.saves()) sql = ExampleSql.require(sql, "sql", config);
         String tenant = Auth.tenant(ctx);
-        examples.requireMayChange(tenant, q.datasource(), q.question(), request.saves());
+        // feedback changes only the asking tenant's own example of its own question (the fewshot service applies it so)
         Dialect dialect = q.datasource() == null ? null : config.datasources().get(q.datasource());
         submitter.submitFeedback(new FeedbackCommand(0, id, request.action(), tenant, q.datasource(), q.question(), sql,
                 dialect == null ? null : dialect.wireName(), submitter.now()));

@@ -90,4 +90,22 @@ class ExampleQueryTest {
             assertEquals(field, e.body().get("field"), params.toString());
         });
     }
+
+    @Test
+    void shouldListOnlyWhatTheViewerMaySee() {
+        ExampleRecord seed = new ExampleRecord(0, ExampleIds.of("demo", "s").toString(), "demo", "s", "SELECT 1", "duckdb", "seed", null, null, null, Instant.EPOCH);
+        ExampleRecord a = new ExampleRecord(0, ExampleIds.of("demo", "q", "tenant-a").toString(), "demo", "q", "SELECT 2", "duckdb", "auto",
+                "tenant-a", null, null, Instant.EPOCH, false);
+        ExampleRecord b = new ExampleRecord(0, ExampleIds.of("demo", "q", "tenant-b").toString(), "demo", "q", "SELECT 3", "duckdb", "manual",
+                "tenant-b", null, null, Instant.EPOCH, false);
+        ExampleRecord shared = new ExampleRecord(0, ExampleIds.of("demo", "p").toString(), "demo", "p", "SELECT 4", "duckdb", "manual",
+                "data-team", null, null, Instant.EPOCH, true);
+        List<ExampleRecord> all = new java.util.ArrayList<>(List.of(seed, a, b, shared));
+        all.sort(java.util.Comparator.comparing(ExampleRecord::id));
+        ExampleQuery q = query(Map.of());
+        assertEquals(4, q.page(all.iterator()).examples().size(), "a curator (no viewer) sees every example");
+        assertEquals(java.util.Set.of(seed, a, shared), java.util.Set.copyOf(q.visibleTo("tenant-a").page(all.iterator()).examples()));
+        assertEquals(java.util.Set.of(seed, b, shared), java.util.Set.copyOf(q.visibleTo("tenant-b").page(all.iterator()).examples()));
+        assertEquals(java.util.Set.of(seed, shared), java.util.Set.copyOf(q.visibleTo("tenant-c").page(all.iterator()).examples()));
+    }
 }

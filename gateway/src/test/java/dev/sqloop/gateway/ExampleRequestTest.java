@@ -41,11 +41,19 @@ class ExampleRequestTest {
                 {"{" + q + ",\"sql\":\"SELECT 1\",\"notes\":5}", "notes", "notes"},
                 {"{" + q + ",\"sql\":\"SELECT 1\",\"tags\":\"kpi\"}", "tags", "array"},
                 {"{" + q + ",\"sql\":\"SELECT 1\",\"tags\":[\"\"]}", "tags", "array"},
-                {"{" + q + ",\"sql\":\"SELECT 1\",\"id\":\"mine\"}", "id", "unknown field"}};
+                {"{" + q + ",\"sql\":\"SELECT 1\",\"id\":\"mine\"}", "id", "unknown field"},
+                {"{" + q + ",\"sql\":7}", "sql", "must be a string"},
+                {"{" + q + ",\"sql\":\"SELECT 1\",\"shared\":\"yes\"}", "shared", "true or false"}};
         for (String[] c : cases) {
             ApiError e = assertThrows(ApiError.class, () -> parse(c[0]), c[0].substring(0, Math.min(80, c[0].length())));
             assertEquals(c[1], e.body().get("field"), c[0].substring(0, Math.min(80, c[0].length())));
             assertTrue(e.getMessage().contains(c[2]), e.getMessage());
         }
+    }
+
+    @Test
+    void shouldReadSharedAsFalseUnlessAskedFor() throws Exception {
+        assertEquals(false, parse("{\"question\":\"q\",\"datasource\":\"demo\",\"sql\":\"SELECT 1\"}").shared());
+        assertEquals(true, parse("{\"question\":\"q\",\"datasource\":\"demo\",\"sql\":\"SELECT 1\",\"shared\":true}").shared());
     }
 }

@@ -6,12 +6,23 @@ import java.util.Locale;
 import java.util.UUID;
 
 /**
- * How an example is identified: by its datasource and its question after normalization. The fewshot store and the
- * gateway derive the same id from the same text, so a repeated question (however it is spelled or cased) is one
- * example, and the gateway can name an example before the fewshot service has stored it.
+ * How an example is identified: by its datasource, its question after normalization and its owner. A shared example
+ * (a seed, or one a curator shared) has no owner and is one per question and datasource; a tenant's own example
+ * (captured from its question, saved or posted by it) is one per question, datasource and tenant, so two tenants
+ * asking the same question get two examples and never replace each other's. The fewshot store and the gateway derive
+ * the same id from the same text, so a repeated question (however it is spelled or cased) is one example, and the
+ * gateway can name an example before the fewshot service has stored it.
  */
 public final class ExampleIds {
+    /** The tenant of a request without one: the gateway's single tenant when authentication is off. */
+    public static final String DEFAULT_TENANT = "default";
+
     private ExampleIds() {}
+
+    /** The owner of an example a tenant creates: the tenant, or {@link #DEFAULT_TENANT} when none is named. */
+    public static String owner(String tenant) {
+        return tenant == null || tenant.isBlank() ? DEFAULT_TENANT : tenant;
+    }
 
     /** Lower case, accents and punctuation removed, whitespace collapsed: "How many  Orders?" → "how many orders". */
     public static String normalize(String question) {
@@ -23,8 +34,15 @@ public final class ExampleIds {
         return s.replaceAll("\\s+", " ").strip();
     }
 
-    /** A UUID because Qdrant accepts only UUIDs or integers as point ids. */
+    /** The id of the shared example of this question. A UUID because Qdrant accepts only UUIDs or integers as point ids. */
     public static UUID of(String datasource, String question) {
         return UUID.nameUUIDFromBytes(("example\u0000" + datasource + "\u0000" + normalize(question)).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The id of {@code owner}'s own example of this question; {@code owner} null: the shared one ({@link #of(String, String)}). */
+    public static UUID of(String datasource, String question, String owner) {
+        if (owner == null) return of(datasource, question);
+        return UUID.nameUUIDFromBytes(("example\u0000" + datasource + "\u0000" + normalize(question) + "\u0000owner\u0000" + owner)
+                .getBytes(StandardCharsets.UTF_8));
     }
 }

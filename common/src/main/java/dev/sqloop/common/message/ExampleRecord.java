@@ -10,9 +10,12 @@ import java.util.Objects;
  *
  * @param source {@code seed}, {@code auto} (captured from a success) or {@code manual} (saved by a curator)
  * @param tenant the tenant that created it (asked the captured question, saved or posted it); null for seeds
+ * @param shared visible to every tenant of the datasource (seeds, examples a curator shared); otherwise only
+ *               {@code tenant} sees it. Absent (older records): shared exactly when there is no tenant
  */
 public record ExampleRecord(int schemaVersion, String id, String datasource, String question, String sql, String dialect,
-                            String source, String tenant, String notes, List<String> tags, Instant createdAt) implements Message {
+                            String source, String tenant, String notes, List<String> tags, Instant createdAt, Boolean shared)
+        implements Message {
     public static final String SEED = "seed";
     public static final String AUTO = "auto";
     public static final String MANUAL = "manual";
@@ -25,6 +28,23 @@ public record ExampleRecord(int schemaVersion, String id, String datasource, Str
         Objects.requireNonNull(sql, "sql");
         schemaVersion = schemaVersion <= 0 ? CURRENT_SCHEMA_VERSION : schemaVersion;
         tags = tags == null ? List.of() : List.copyOf(tags);
+        shared = shared == null ? tenant == null : shared || tenant == null;
+    }
+
+    /** A record without a visibility: shared exactly when it has no tenant (a seed). */
+    public ExampleRecord(int schemaVersion, String id, String datasource, String question, String sql, String dialect,
+                         String source, String tenant, String notes, List<String> tags, Instant createdAt) {
+        this(schemaVersion, id, datasource, question, sql, dialect, source, tenant, notes, tags, createdAt, null);
+    }
+
+    /** Whether {@code viewer} may see it: shared, or the viewer's own. */
+    public boolean visibleTo(String viewer) {
+        return shared || ExampleIds.owner(viewer).equals(tenant);
+    }
+
+    /** The tenant whose own example this is; null when it is shared. */
+    public String owner() {
+        return shared ? null : tenant;
     }
 
     @Override
