@@ -101,6 +101,7 @@ public final class JSqlDialectParser implements DialectParser {
         ParsedQuery parsed = new ParsedQuery(dialect, x.scopes, x.tables, x.functions, x.tableFunctions, x.filters,
                 shape(select, x.distinctAggregate, x.anyGroupBy));
         SideEffectPolicy.check(parsed);
+        RegexPolicy.check(body, dialect, RegexPolicy.Mode.CHECKED);
         return parsed;
     }
 
@@ -325,6 +326,9 @@ public final class JSqlDialectParser implements DialectParser {
             public <S> Void visit(Function function, S context) {
                 List<String> name = function.getMultipartName();
                 if (name != null && !name.isEmpty()) functions.add(QueryScope.lower(unquote(name.getLast())));
+                if (dialect == Dialect.DUCKDB && name != null && !name.isEmpty() && failure == null) {
+                    failure = ValueSizePolicy.check(QueryScope.lower(unquote(name.getLast())), function.getParameters());
+                }
                 if (function.isDistinct()) distinctAggregate = true;
                 super.visit(function, context);
                 if (function.getKeywordArguments() != null) {

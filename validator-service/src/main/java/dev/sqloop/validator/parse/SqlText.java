@@ -13,13 +13,35 @@ import dev.sqloop.common.Dialect;
  */
 public final class SqlText {
 
+    /** Deeper nesting than any real query needs; the parsers' cost grows steeply beyond it. */
+    public static final int MAX_DEPTH = 100;
+
     private SqlText() {}
+
+    /**
+     * {@code $$} or {@code $tag$} at {@code i} (PostgreSQL/DuckDB dollar quoting), or null: a tag is an
+     * identifier without {@code $}, and {@code $1} is a parameter.
+     */
+    public static String dollarTag(String s, int i) {
+        int j = i + 1;
+        if (j < s.length() && s.charAt(j) == '$') return "$$";
+        if (j >= s.length() || !(Character.isLetter(s.charAt(j)) || s.charAt(j) == '_')) return null;
+        while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) j++;
+        return j < s.length() && s.charAt(j) == '$' ? s.substring(i, j + 1) : null;
+    }
+
+    private static boolean isIdentifierChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    }
 
     /** The SQL with surrounding blanks and one trailing semicolon removed, or a rejection. */
     public static String precheck(String sql, Dialect dialect) throws SqlRejection {
         if (sql == null || sql.isBlank()) throw SqlRejection.syntax("empty SQL");
         boolean backslashEscapes = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
         boolean doubleQuotedStrings = backslashEscapes;
+        boolean backtickNames = backslashEscapes;
+        boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
+        int depth = 0;
         int n = sql.length();
         int endOfStatement = -1;
         int i = 0;
@@ -29,10 +51,25 @@ public final class SqlText {
                 i = skipQuoted(sql, i, c, backslashEscapes || isEscapeStringPrefix(sql, i, dialect));
                 continue;
             }
-            if (c == '"' || c == '`') {
+            if (c == '"' || (c == '`' && backtickNames)) {
                 i = skipQuoted(sql, i, c, false);
                 continue;
             }
+            if (c == '$' && dollarQuotes && (i == 0 || !isIdentifierChar(sql.charAt(i - 1)))) {
+                String tag = dollarTag(sql, i);
+                if (tag != null) {
+                    int close = sql.indexOf(tag, i + tag.length());
+                    if (close < 0) throw SqlRejection.syntax("unterminated dollar-quoted string starting at offset " + i);
+                    i = close + tag.length();
+                    continue;
+                }
+            }
+            if (c == '(' && ++depth > MAX_DEPTH) {
+                // JSqlParser would spend its whole timeout (or the stack) on it: refuse at once, clearly
+                throw SqlRejection.syntax("the query nests parentheses or subqueries more than " + MAX_DEPTH
+                        + " levels deep; write it more simply");
+            }
+            if (c == ')') depth--;
             if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
                 int end = i;
                 while (end < n && sql.charAt(end) != '\n' && sql.charAt(end) != '\r') end++;
@@ -74,7 +111,7 @@ public final class SqlText {
         if (quote == 0 || (dialect != Dialect.POSTGRES && dialect != Dialect.DUCKDB)) return false;
         char p = sql.charAt(quote - 1);
         boolean prefixed = p == 'e' || p == 'E';
-        return prefixed && (quote == 1 || !Character.isLetterOrDigit(sql.charAt(quote - 2)) && sql.charAt(quote - 2) != '_');
+        return prefixed && (quote == 1 || !isIdentifierChar(sql.charAt(quote - 2)));
     }
 
     private static int skipQuoted(String sql, int start, char quote, boolean backslashEscapes) throws SqlRejection {
