@@ -128,6 +128,8 @@ public final class ReadOnlyGuard {
             // still refused (fail closed), but named for what it is: no known statement at all
             return Verdict.malformed("not a statement: starts with " + words.get(0));
         }
+        // DuckDB's PIVOT statement is a query (the validator walks its source like any FROM item)
+        if (dialect == Dialect.DUCKDB && first.equals("PIVOT")) first = "SELECT";
         if (!QUERY_STARTS.contains(first)) {
             return Verdict.refuse("not a query: starts with " + words.get(0) + " (only SELECT, WITH, VALUES, TABLE run)");
         }

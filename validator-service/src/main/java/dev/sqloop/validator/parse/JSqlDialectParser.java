@@ -185,13 +185,38 @@ public final class JSqlDialectParser implements DialectParser {
                 }
                 case LateralSubSelect l -> select(l.getSelect(), parent, visible);
                 case ParenthesedSelect p -> select(p.getSelect(), parent, visible);
-                default -> {
-                    QueryScope opaque = new QueryScope(parent);
-                    opaque.markLenient();
-                    opaque.addOutput(QueryScope.OutputItem.anonymous());
-                    scopes.add(opaque);
-                    yield opaque;
+                case net.sf.jsqlparser.statement.select.PivotQuery pq -> {
+                    // DuckDB's PIVOT statement: its source is a FROM item like any other (the allow-list must see it)
+                    QueryScope scope = new QueryScope(parent);
+                    scope.markLenient();
+                    scope.addOutput(QueryScope.OutputItem.star(null));
+                    scopes.add(scope);
+                    if (pq.getFromItem() == null) throw SqlRejection.syntax("PIVOT without a source");
+                    fromItem(pq.getFromItem(), scope, visible);
+                    Ctx ctx = new Ctx(scope, visible, Set.of());
+                    if (pq.getOnExpressions() != null) for (Expression e : pq.getOnExpressions()) walk(e, ctx);
+                    yield scope;
                 }
+                case net.sf.jsqlparser.statement.select.TableStatement ts -> {
+                    QueryScope scope = new QueryScope(parent);
+                    scopes.add(scope);
+                    ObjectName name = new ObjectName(parts(ts.getTable().getFullyQualifiedName()));
+                    if (!(name.size() == 1 && visible.containsKey(name.last()))) tables.add(name);
+                    scope.markLenient();
+                    scope.addOutput(QueryScope.OutputItem.star(null));
+                    yield scope;
+                }
+                case net.sf.jsqlparser.statement.select.Values v -> {
+                    QueryScope scope = new QueryScope(parent);
+                    scopes.add(scope);
+                    scope.markLenient();
+                    scope.addOutput(QueryScope.OutputItem.anonymous());
+                    if (v.getExpressions() != null) for (Expression e : v.getExpressions()) walk(e, new Ctx(scope, visible, Set.of()));
+                    yield scope;
+                }
+                // a query form this walker does not know could read tables it cannot see: fail closed
+                default -> throw SqlRejection.syntax("this form of query (" + s.getClass().getSimpleName()
+                        + ") is not supported here; write it as SELECT … FROM …");
             };
             if (s.getOrderByElements() != null) {
                 Ctx ctx = new Ctx(first, visible, Set.of());

@@ -30,6 +30,25 @@ public final class SqlText {
         return j < s.length() && s.charAt(j) == '$' ? s.substring(i, j + 1) : null;
     }
 
+    /**
+     * Dollar-quoted strings rewritten as standard {@code '…'} literals with the same value: JSqlParser reads
+     * {@code $$…$$} but not {@code $tag$…$tag$} with a quote or semicolon inside. Standard strings in PostgreSQL
+     * and DuckDB take backslashes literally, so doubling the quotes is the whole translation.
+     */
+    private static String standardStrings(String body, java.util.List<int[]> spans) {
+        StringBuilder out = new StringBuilder(body.length() + 8);
+        int at = 0;
+        for (int[] span : spans) {
+            if (span[0] >= body.length()) break;
+            out.append(body, at, span[0]);
+            String content = body.substring(span[0] + span[2], span[1] - span[2]);
+            out.append('\'').append(content.replace("'", "''")).append('\'');
+            at = span[1];
+        }
+        out.append(body, at, body.length());
+        return out.toString();
+    }
+
     private static boolean isIdentifierChar(char c) {
         return Character.isLetterOrDigit(c) || c == '_' || c == '$';
     }
@@ -42,6 +61,7 @@ public final class SqlText {
         boolean backtickNames = backslashEscapes;
         boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
         int depth = 0;
+        java.util.List<int[]> dollarStrings = new java.util.ArrayList<>();
         int n = sql.length();
         int endOfStatement = -1;
         int i = 0;
@@ -60,6 +80,7 @@ public final class SqlText {
                 if (tag != null) {
                     int close = sql.indexOf(tag, i + tag.length());
                     if (close < 0) throw SqlRejection.syntax("unterminated dollar-quoted string starting at offset " + i);
+                    dollarStrings.add(new int[] {i, close + tag.length(), tag.length()});
                     i = close + tag.length();
                     continue;
                 }
@@ -102,6 +123,7 @@ public final class SqlText {
             i++;
         }
         String body = endOfStatement >= 0 ? sql.substring(0, endOfStatement) : sql;
+        if (!dollarStrings.isEmpty()) body = standardStrings(body, dollarStrings);
         if (body.isBlank()) throw SqlRejection.syntax("empty SQL");
         return body.strip();
     }
