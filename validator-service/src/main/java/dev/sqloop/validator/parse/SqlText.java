@@ -62,6 +62,7 @@ public final class SqlText {
         boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
         int depth = 0;
         java.util.List<int[]> dollarStrings = new java.util.ArrayList<>();
+        java.util.List<Integer> crEndsComment = new java.util.ArrayList<>();
         int n = sql.length();
         int endOfStatement = -1;
         int i = 0;
@@ -95,6 +96,8 @@ public final class SqlText {
                 int end = i;
                 while (end < n && sql.charAt(end) != '\n' && sql.charAt(end) != '\r') end++;
                 requireAsciiComment(sql, i, end);
+                // every engine ends the comment at a CR; JSqlParser only at a LF, so it would read on
+                if (end < n && sql.charAt(end) == '\r') crEndsComment.add(end);
                 i = end;
                 continue;
             }
@@ -123,6 +126,11 @@ public final class SqlText {
             i++;
         }
         String body = endOfStatement >= 0 ? sql.substring(0, endOfStatement) : sql;
+        if (!crEndsComment.isEmpty()) {
+            char[] chars = body.toCharArray();
+            for (int at : crEndsComment) if (at < chars.length) chars[at] = '\n';
+            body = new String(chars);
+        }
         if (!dollarStrings.isEmpty()) body = standardStrings(body, dollarStrings);
         if (body.isBlank()) throw SqlRejection.syntax("empty SQL");
         return body.strip();

@@ -124,6 +124,14 @@ class OutsideProbeTest {
         }
     }
 
+    @Test
+    void shouldReadACommentEndedByACarriageReturnAsTheEngineDoes() throws SqlRejection {
+        for (Dialect d : List.of(Dialect.POSTGRES, Dialect.DUCKDB, Dialect.HIVE, Dialect.SPARKSQL, Dialect.TRINO)) {
+            ParsedQuery q = parse(d, "SELECT 1 -- hidden?\r, s.id FROM secret s");
+            assertTrue(q.tables().stream().anyMatch(t -> t.last().equals("secret")), d + ": " + q.tables());
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"SELECT $$;$$", "SELECT $$it's$$", "SELECT $tag$ it's; 'quoted' $tag$ AS s",
             "SELECT length($x$a;b$x$)"})
