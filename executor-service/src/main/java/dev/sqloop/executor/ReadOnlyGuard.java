@@ -90,6 +90,9 @@ public final class ReadOnlyGuard {
                 if (i < 0) return Verdict.malformed("unterminated string literal");
             } else if (c == '"' || (c == '`' && backticks)) {
                 int start = i;
+                if (c == '`' && fileDataSource(sql, i)) {
+                    return Verdict.refuse("not read-only: a file data source used as a table reads files on the server");
+                }
                 i = quoteEnd(sql, i, c, backslashStrings && c == '"');
                 if (i < 0) return Verdict.malformed("unterminated quoted identifier");
                 // a quoted name is still a name: `reflect`(…) calls reflect
@@ -144,6 +147,18 @@ public final class ReadOnlyGuard {
             }
         }
         return Verdict.allow(end < 0 ? sql : sql.substring(0, end));
+    }
+
+    /** Spark/Hive {@code csv.`/path`}: a backtick name right after {@code <format>.} (blanks allowed around the dot). */
+    private static boolean fileDataSource(String s, int i) {
+        int j = i - 1;
+        while (j >= 0 && Character.isWhitespace(s.charAt(j))) j--;
+        if (j < 0 || s.charAt(j) != '.') return false;
+        j--;
+        while (j >= 0 && Character.isWhitespace(s.charAt(j))) j--;
+        int end = j + 1;
+        while (j >= 0 && isWordChar(s.charAt(j))) j--;
+        return end > j + 1 && SideEffectPolicy.isFileFormat(s.substring(j + 1, end).toLowerCase(java.util.Locale.ROOT));
     }
 
     private static boolean startsComment(String s, int i) {

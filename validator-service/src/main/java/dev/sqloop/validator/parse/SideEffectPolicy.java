@@ -19,7 +19,7 @@ public final class SideEffectPolicy {
     private static final Set<String> DENIED = Set.of(
             "glob", "nextval", "setval", "currval", "lastval", "sleep", "query", "query_table", "set_config",
             "parquet_scan", "parquet_metadata", "parquet_schema", "csv_scan", "json_scan", "iceberg_scan",
-            "delta_scan", "load_extension", "reflect", "java_method", "reflect2", "assert_true", "raise_error",
+            "delta_scan", "load_extension", "reflect", "java_method", "reflect2",
             "txid_current", "pg_notify", "copy", "system", "shell", "getenv", "http_get", "http_post",
             // PostgreSQL: functions that run a query given as text (the allow-list never sees its tables)
             "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
@@ -81,6 +81,11 @@ public final class SideEffectPolicy {
                 throw SqlRejection.readOnly("file data source used as a table: " + t.text(), t.text());
             }
         }
+    }
+
+    /** Whether {@code name} is a Spark/Hive file data source usable as a schema ({@code csv.`/etc/passwd`}). */
+    public static boolean isFileFormat(String name) {
+        return FILE_FORMATS.contains(name);
     }
 
     public static boolean isDenied(String function) {

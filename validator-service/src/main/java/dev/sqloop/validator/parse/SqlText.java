@@ -68,6 +68,12 @@ public final class SqlText {
         int i = 0;
         while (i < n) {
             char c = sql.charAt(i);
+            // after the statement-ending ';' only blanks and comments may follow: a quote there opens a second statement
+            boolean commentStart = i + 1 < n && ((c == '-' && sql.charAt(i + 1) == '-') || (c == '/' && sql.charAt(i + 1) == '*'));
+            if (endOfStatement >= 0 && !Character.isWhitespace(c) && c != ';' && !commentStart) {
+                throw SqlRejection.readOnly("more than one statement: text follows ';' at offset " + endOfStatement,
+                        snippet(sql, i));
+            }
             if (c == '\'' || (c == '"' && doubleQuotedStrings)) {
                 i = skipQuoted(sql, i, c, backslashEscapes || isEscapeStringPrefix(sql, i, dialect));
                 continue;
