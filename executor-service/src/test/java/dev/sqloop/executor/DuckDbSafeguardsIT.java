@@ -72,7 +72,7 @@ class DuckDbSafeguardsIT {
     }
 
     @Test
-    void shouldStopARunawayQueryWithinTheTimeoutAndKeepMemoryBounded() throws Exception {
+    void shouldRefuseAnUninterruptibleValueBuilderAtOnceAndKeepMemoryBounded() throws Exception {
         long rssBefore = rssKb();
         long heapBefore = usedHeap();
         long t0 = System.nanoTime();
@@ -88,6 +88,26 @@ class DuckDbSafeguardsIT {
         assertTrue(heapGrowthMb < 256, "heap grew by " + heapGrowthMb + " MB");
         assertEquals(1L, ((Number) ok(executor, ds, "SELECT 1 AS one").preview().get(0).get(0)).longValue(),
                 "the pooled connection still answers");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            // streams in vectors: the timeout interrupts it
+            "SELECT count(*) FROM range(100000000000) a",
+            // holds every row: memory_limit (512 MB) ends it, or the timeout does
+            "SELECT count(DISTINCT i::VARCHAR || 'padding-padding-padding') FROM range(400000000) t(i)",
+            "SELECT max(i) FROM (SELECT i FROM range(300000000) t(i) ORDER BY i DESC)"})
+    void shouldEndARunawayQueryAtTheTimeoutOrTheMemoryCap(String sql) throws Exception {
+        long rssBefore = rssKb();
+        long t0 = System.nanoTime();
+        EngineError e = fail(executor, ds, sql);
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+        long rssGrowthMb = (rssKb() - rssBefore) / 1024;
+        System.out.printf("%s: %s in %d ms, RSS +%d MB: %s%n", sql, e.category(), tookMs, rssGrowthMb,
+                e.message().lines().findFirst().orElse(""));
+        assertEquals(ErrorCategory.TIMEOUT, e.category(), e.toString());
+        assertTrue(tookMs < 3000 + 2000, "ended within the 3 s timeout + 2 s, took " + tookMs + " ms");
+        assertTrue(rssGrowthMb < 512 + 256, "RSS grew by " + rssGrowthMb + " MB, the cap is 512 MB");
     }
 
     @ParameterizedTest
