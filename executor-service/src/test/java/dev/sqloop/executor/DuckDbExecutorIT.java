@@ -119,6 +119,7 @@ class DuckDbExecutorIT {
     void shouldRefuseWritesWithoutTouchingTheWarehouse() throws Exception {
         Map<String, Long> before = counts();
         assertRefusedBeforeTheEngine(executor, ds, writesOn("orders"));
+        assertRefusedBeforeTheEngine(executor, ds, ExecutorAssertions.evasionCorpus(Dialect.DUCKDB));
         assertEquals(before, counts());
     }
 

@@ -110,6 +110,7 @@ class PostgresExecutorIT {
     void shouldRefuseWritesWithoutTouchingTheDatabase() throws Exception {
         Map<String, Long> before = counts();
         assertRefusedBeforeTheEngine(executor, ds, writesOn("author"));
+        assertRefusedBeforeTheEngine(executor, ds, ExecutorAssertions.evasionCorpus(Dialect.POSTGRES));
         assertEquals(before, counts());
     }
 
