@@ -127,12 +127,22 @@ public final class Datasources {
     }
 
     private static Safeguards safeguards(EnvConfig env, String p) {
+        String memory = env.string(p + "_MEMORY_LIMIT", Safeguards.DEFAULT_MEMORY_LIMIT);
+        int threads = env.integer(p + "_THREADS", Safeguards.DEFAULT_THREADS, 1, 1024);
+        String temp = env.string(p + "_TEMP_SIZE", Safeguards.DEFAULT_TEMP_SIZE);
+        String regex = env.string(p + "_REGEX", "checked");
+        // each value checked on its own, so the error names the variable
+        check(p + "_MEMORY_LIMIT", () -> new Safeguards(memory, 1, null, null));
+        check(p + "_TEMP_SIZE", () -> new Safeguards(null, 1, temp, null));
+        check(p + "_REGEX", () -> new Safeguards(null, 1, null, regex));
+        return new Safeguards(memory, threads, temp, regex);
+    }
+
+    private static void check(String key, Runnable build) {
         try {
-            return new Safeguards(env.string(p + "_MEMORY_LIMIT", Safeguards.DEFAULT_MEMORY_LIMIT),
-                    env.integer(p + "_THREADS", Safeguards.DEFAULT_THREADS, 1, 1024),
-                    env.string(p + "_TEMP_SIZE", Safeguards.DEFAULT_TEMP_SIZE), env.string(p + "_REGEX", "checked"));
+            build.run();
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(p + ": " + e.getMessage());
+            throw new ConfigException(key + ": " + e.getMessage());
         }
     }
 
