@@ -62,6 +62,10 @@ public final class JSqlDialectParser implements DialectParser {
             "current_timestamp", "localtime", "localtimestamp", "current_user", "session_user", "user", "current_schema",
             "current_catalog", "current_role");
 
+    /** PostgreSQL XML expressions that are syntax (SQL/XML), not functions of the catalog. */
+    private static final Set<String> XML_SYNTAX = Set.of("xmlparse", "xmlserialize", "xmlelement", "xmlforest",
+            "xmlroot", "xmlpi", "xmlexists", "xmlconcat", "xmlattributes");
+
     private final Dialect dialect;
     private final boolean hiveLike;
 
@@ -350,7 +354,11 @@ public final class JSqlDialectParser implements DialectParser {
             @Override
             public <S> Void visit(Function function, S context) {
                 List<String> name = function.getMultipartName();
-                if (name != null && !name.isEmpty()) functions.add(QueryScope.lower(unquote(name.getLast())));
+                // PostgreSQL's XML forms are grammar, not pg_proc entries: recording them made xmlparse "unsupported"
+                if (name != null && !name.isEmpty() && !(dialect == Dialect.POSTGRES && name.size() == 1
+                        && XML_SYNTAX.contains(QueryScope.lower(unquote(name.getLast()))))) {
+                    functions.add(QueryScope.lower(unquote(name.getLast())));
+                }
                 if (dialect == Dialect.DUCKDB && name != null && !name.isEmpty() && failure == null) {
                     failure = ValueSizePolicy.check(QueryScope.lower(unquote(name.getLast())), function.getParameters());
                 }

@@ -140,6 +140,12 @@ class OutsideProbeTest {
     }
 
     @Test
+    void shouldNotCallPostgresXmlSyntaxAFunction() throws SqlRejection {
+        ParsedQuery q = parse(Dialect.POSTGRES, "SELECT xmlserialize(content xmlparse(document '<a>1</a>') AS text), length('x')");
+        assertEquals(java.util.Set.of("length"), q.functions());
+    }
+
+    @Test
     void shouldRefuseDeepNestingAtOnceAndClearly() {
         String parens = "SELECT " + "(".repeat(5000) + "1" + ")".repeat(5000);
         long t0 = System.nanoTime();
