@@ -31,6 +31,9 @@ final class DuckDbErrors implements ErrorClassifier {
                 return EngineError.sql(ErrorCategory.TYPE_MISMATCH, message);
             case "INTERRUPT", "Interrupt":
                 return EngineError.sql(ErrorCategory.TIMEOUT, message);
+            case "Out of Memory":
+                // the datasource's memory_limit: too expensive to run, which the repair loop treats like a timeout
+                return EngineError.sql(ErrorCategory.TIMEOUT, message);
             case "Permission":
                 return EngineError.sql(ErrorCategory.PERMISSION_DENIED, message);
             case "IO", "Connection":

@@ -26,6 +26,14 @@ interface EngineProfile {
         return null;
     }
 
+    /**
+     * Makes a pooled connection clean before a query uses it: nothing a previous query left in the session
+     * (settings, temporary objects, advisory locks, prepared statements) may reach the next one. The default
+     * does nothing: the guard refuses every statement that could leave such state on engines without a reset.
+     */
+    default void resetSession(java.sql.Connection c) throws java.sql.SQLException {
+    }
+
     static EngineProfile forDialect(Dialect dialect) {
         return switch (dialect) {
             case DUCKDB -> new DuckDbProfile();

@@ -33,6 +33,18 @@ final class PostgresProfile implements EngineProfile {
         pool.addDataSourceProperty("ApplicationName", "sqloop-executor");
     }
 
+    /**
+     * {@code DISCARD ALL} before every query: it drops temporary tables, resets every {@code set_config}/{@code SET}
+     * back to the role's defaults (so {@code default_transaction_read_only} stays on: it comes from the startup
+     * options), releases advisory locks, and deallocates prepared statements and cursors. One round trip.
+     */
+    @Override
+    public void resetSession(java.sql.Connection c) throws java.sql.SQLException {
+        try (java.sql.Statement st = c.createStatement()) {
+            st.execute("DISCARD ALL");
+        }
+    }
+
     @Override
     public ErrorClassifier errors() {
         return ERRORS;

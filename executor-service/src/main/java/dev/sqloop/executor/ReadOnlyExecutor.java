@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.validator.parse.RegexPolicy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,10 +30,12 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
 
     @Override
     public Result run(DatasourceConfig ds, String sql) {
-        ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect());
+        ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect(), RegexPolicy.Mode.fromWire(ds.safeguards().regex()));
         if (!verdict.allowed()) {
             return new Failed(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
         }
+        EngineError refused = AllowListCheck.refusal(ds, verdict.query());
+        if (refused != null) return new Failed(refused);
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
         long start = System.nanoTime();
         // the text the engine gets; null: planned through prepared-statement metadata, the query itself
@@ -41,6 +44,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             case EXPLAIN -> profile.explain(verdict.query());
         };
         try (Connection c = pool(ds, profile).getConnection()) {
+            profile.resetSession(c);
             Execution e = sent == null ? prepared(c, verdict.query(), ds, start)
                     : switch (ds.validationMode()) {
                         case LIMIT -> query(c, sent, ds, start);
@@ -60,7 +64,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
 
     private static Execution query(Connection c, String text, DatasourceConfig ds, long start) throws SQLException {
         // one Statement per query: DuckDB closes a Statement after a failed execute
-        try (Statement st = c.createStatement()) {
+        try (Statement st = c.createStatement(); Watchdog w = Watchdog.arm(st, ds)) {
             st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
             st.setMaxRows(ds.rowLimit());
             try (ResultSet rs = st.executeQuery(text)) {
@@ -83,7 +87,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
 
     /** Plans without running through the engine's EXPLAIN (where it validates fully). */
     private static Execution explain(Connection c, String explain, DatasourceConfig ds, long start) throws SQLException {
-        try (Statement st = c.createStatement()) {
+        try (Statement st = c.createStatement(); Watchdog w = Watchdog.arm(st, ds)) {
             st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
             try (ResultSet rs = st.executeQuery(explain)) {
                 while (rs.next()) {

@@ -2,6 +2,9 @@ package dev.sqloop.executor;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.validator.parse.RegexPolicy;
+import dev.sqloop.validator.parse.SideEffectPolicy;
+import dev.sqloop.validator.parse.SqlText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -51,6 +54,11 @@ public final class ReadOnlyGuard {
     private ReadOnlyGuard() {}
 
     public static Verdict check(String sql, Dialect dialect) {
+        return check(sql, dialect, RegexPolicy.Mode.CHECKED);
+    }
+
+    /** As {@link #check(String, Dialect)}, with the datasource's regex mode (Hive/Spark only). */
+    public static Verdict check(String sql, Dialect dialect, RegexPolicy.Mode regex) {
         if (sql == null || sql.isBlank()) return Verdict.malformed("empty SQL");
         boolean backslashStrings = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
         boolean backticks = backslashStrings;
@@ -71,6 +79,7 @@ public final class ReadOnlyGuard {
                 i = lineEnd(sql, i);
             } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
                 i = blockCommentEnd(sql, i);
+                if (i == NESTED) return Verdict.refuse("nested /* comment: engines disagree on where it ends");
                 if (i < 0) return Verdict.malformed("unterminated comment");
             } else if (c == '\'') {
                 if (backslashStrings && previous.equals("USING")) usingScript = true;
@@ -81,12 +90,15 @@ public final class ReadOnlyGuard {
                 if (i < 0) return Verdict.malformed("unterminated string literal");
             } else if (c == '"' || (c == '`' && backticks)) {
                 int start = i;
+                if (c == '`' && fileDataSource(sql, i)) {
+                    return Verdict.refuse("not read-only: a file data source used as a table reads files on the server");
+                }
                 i = quoteEnd(sql, i, c, backslashStrings && c == '"');
                 if (i < 0) return Verdict.malformed("unterminated quoted identifier");
                 // a quoted name is still a name: `reflect`(…) calls reflect
                 previous = asciiUpper(sql.substring(start + 1, i - 1));
-            } else if (c == '$' && dollarQuotes && dollarTag(sql, i) != null) {
-                String tag = dollarTag(sql, i);
+            } else if (c == '$' && dollarQuotes && SqlText.dollarTag(sql, i) != null) {
+                String tag = SqlText.dollarTag(sql, i);
                 int close = sql.indexOf(tag, i + tag.length());
                 if (close < 0) return Verdict.malformed("unterminated dollar-quoted string");
                 i = close + tag.length();
@@ -104,6 +116,11 @@ public final class ReadOnlyGuard {
                     return Verdict.refuse("not read-only: " + previous.toLowerCase(java.util.Locale.ROOT)
                             + "() calls any Java method inside the server");
                 }
+                if (c == '(' && SideEffectPolicy.isDenied(previous.toLowerCase(java.util.Locale.ROOT))) {
+                    // the validator's list, applied to every name called: pg_catalog.query_to_xml( and "in_file"( too
+                    return Verdict.refuse("not read-only: function " + previous.toLowerCase(java.util.Locale.ROOT)
+                            + "() has side effects or reads outside the warehouse");
+                }
                 if (!Character.isWhitespace(c)) previous = String.valueOf(c);
                 i++;
             }
@@ -114,10 +131,14 @@ public final class ReadOnlyGuard {
             // still refused (fail closed), but named for what it is: no known statement at all
             return Verdict.malformed("not a statement: starts with " + words.get(0));
         }
+        // DuckDB's PIVOT statement is a query (the validator walks its source like any FROM item)
+        if (dialect == Dialect.DUCKDB && first.equals("PIVOT")) first = "SELECT";
         if (!QUERY_STARTS.contains(first)) {
             return Verdict.refuse("not a query: starts with " + words.get(0) + " (only SELECT, WITH, VALUES, TABLE run)");
         }
         if (usingScript) return Verdict.refuse("not read-only: TRANSFORM … USING runs a script on the server");
+        String regexViolation = RegexPolicy.violation(sql, dialect, regex);
+        if (regexViolation != null) return Verdict.refuse(regexViolation);
         for (int w = 0; w < words.size(); w++) {
             String word = asciiUpper(words.get(w));
             if (WRITE_WORDS.contains(word)) return Verdict.refuse("not read-only: contains " + word);
@@ -128,20 +149,39 @@ public final class ReadOnlyGuard {
         return Verdict.allow(end < 0 ? sql : sql.substring(0, end));
     }
 
+    /** Spark/Hive {@code csv.`/path`}: a backtick name right after {@code <format>.} (blanks allowed around the dot). */
+    private static boolean fileDataSource(String s, int i) {
+        int j = i - 1;
+        while (j >= 0 && Character.isWhitespace(s.charAt(j))) j--;
+        if (j < 0 || s.charAt(j) != '.') return false;
+        j--;
+        while (j >= 0 && Character.isWhitespace(s.charAt(j))) j--;
+        int end = j + 1;
+        while (j >= 0 && isWordChar(s.charAt(j))) j--;
+        return end > j + 1 && SideEffectPolicy.isFileFormat(s.substring(j + 1, end).toLowerCase(java.util.Locale.ROOT));
+    }
+
     private static boolean startsComment(String s, int i) {
         return i + 1 < s.length() && ((s.charAt(i) == '-' && s.charAt(i + 1) == '-') || (s.charAt(i) == '/' && s.charAt(i + 1) == '*'));
     }
 
+    /** A {@code --} comment ends at a line feed or a carriage return, on every engine's lexer. */
     private static int lineEnd(String s, int i) {
-        int nl = s.indexOf('\n', i);
-        return nl < 0 ? s.length() : nl + 1;
+        while (i < s.length() && s.charAt(i) != '\n' && s.charAt(i) != '\r') i++;
+        return i;
     }
 
-    /** Block comments nest in PostgreSQL and DuckDB; counting depth is also safe where they do not. */
+    private static final int NESTED = -2;
+
+    /**
+     * Block comments nest in PostgreSQL, DuckDB and Spark but not in Trino or Hive, so a nested opener is refused
+     * (as the validator does): {@code /* /* *}{@code / ; DROP …} ends at different places for different readers.
+     */
     private static int blockCommentEnd(String s, int i) {
         int depth = 0;
         while (i < s.length() - 1) {
             if (s.charAt(i) == '/' && s.charAt(i + 1) == '*') {
+                if (depth > 0) return NESTED;
                 depth++;
                 i += 2;
             } else if (s.charAt(i) == '*' && s.charAt(i + 1) == '/') {
@@ -170,15 +210,6 @@ public final class ReadOnlyGuard {
             }
         }
         return -1;
-    }
-
-    /** {@code $$} or {@code $tag$} at {@code i}, or null ({@code $1} is a parameter, not a quote). */
-    private static String dollarTag(String s, int i) {
-        int j = i + 1;
-        if (j < s.length() && s.charAt(j) == '$') return "$$";
-        if (j >= s.length() || !(Character.isLetter(s.charAt(j)) || s.charAt(j) == '_')) return null;
-        while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) j++;
-        return j < s.length() && s.charAt(j) == '$' ? s.substring(i, j + 1) : null;
     }
 
     private static boolean isWordStart(char c) {

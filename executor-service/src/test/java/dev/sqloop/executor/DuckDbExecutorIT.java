@@ -119,15 +119,23 @@ class DuckDbExecutorIT {
     void shouldRefuseWritesWithoutTouchingTheWarehouse() throws Exception {
         Map<String, Long> before = counts();
         assertRefusedBeforeTheEngine(executor, ds, writesOn("orders"));
+        assertRefusedBeforeTheEngine(executor, ds, ExecutorAssertions.evasionCorpus(Dialect.DUCKDB));
         assertEquals(before, counts());
     }
 
     @Test
     void shouldHaveTheEngineRefuseWritesAndFileAccessOnItsOwn() throws Exception {
         Map<String, Long> before = counts();
-        // defense in depth: these pass the guard (or bypass it) and are stopped by how the pool opened the file
-        assertEquals(ErrorCategory.PERMISSION_DENIED, fail(executor, ds, "SELECT * FROM read_csv('/etc/passwd')").category());
-        assertEquals(ErrorCategory.PERMISSION_DENIED, fail(executor, ds, "SELECT * FROM read_text('/etc/hostname')").category());
+        // defense in depth: the executor refuses file functions itself now, and the pool's own connection refuses them too
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, fail(executor, ds, "SELECT * FROM read_csv('/etc/passwd')").category());
+        try (Connection c = executor.borrow(ds)) {
+            for (String read : List.of("SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM read_text('/etc/hostname')")) {
+                try (Statement st = c.createStatement()) {
+                    SQLException e = assertThrows(SQLException.class, () -> st.executeQuery(read), read);
+                    assertEquals(ErrorCategory.PERMISSION_DENIED, new DuckDbErrors().classify(e).category(), e.getMessage());
+                }
+            }
+        }
         try (Connection c = executor.borrow(ds)) {
             for (String write : List.of("CREATE TABLE x AS SELECT 1", "DELETE FROM orders", "COPY orders TO '" + dir.resolve("leak.csv") + "'",
                     "SET enable_external_access = true", "ATTACH '" + dir.resolve("other.duckdb") + "' AS other")) {

@@ -51,9 +51,15 @@ final class ExecutorAssertions {
         for (String sql : corpus) {
             EngineError e = fail(runner, on, sql);
             assertTrue(e.message().startsWith("refused by the executor"), "refused before the engine: " + sql + " → " + e.message());
-            assertTrue(e.category() == ErrorCategory.READ_ONLY_VIOLATION || e.category() == ErrorCategory.SYNTAX_ERROR,
-                    sql + " → " + e.category());
+            assertTrue(e.category() == ErrorCategory.READ_ONLY_VIOLATION || e.category() == ErrorCategory.SYNTAX_ERROR
+                    || e.category() == ErrorCategory.TIMEOUT, sql + " → " + e.category());
         }
+    }
+
+    /** The validator's evasion corpus for one dialect (issue 11's probe classes included). */
+    static List<String> evasionCorpus(dev.sqloop.common.Dialect dialect) {
+        return dev.sqloop.validator.SqlCorpus.load(dev.sqloop.validator.SqlCorpus.EVASIONS).stream()
+                .filter(c -> c.dialect() == dialect).map(dev.sqloop.validator.SqlCorpus.Case::sql).toList();
     }
 
     /** {@code SELECT 1} on {@code unreachable} is an infrastructure failure naming the datasource, within {@code bound}. */

@@ -206,6 +206,8 @@ class HiveExecutorIT {
         byte[] fileBefore = Files.readAllBytes(salesFile);
         List<String> corpus = new ArrayList<>(ReadOnlyGuardTest.WRITES);
         corpus.addAll(HIVE_WRITES);
+        // issue 11: in_file (it OOM-killed HiveServer2 on /dev/zero), get_splits, backtracking regex, …
+        corpus.addAll(ExecutorAssertions.evasionCorpus(Dialect.HIVE));
         assertRefusedBeforeTheEngine(executor, ds, corpus);
         assertEquals(before, engineState(), "same databases, tables and row counts on the server");
         assertArrayEquals(fileBefore, Files.readAllBytes(salesFile), "the table's data file is untouched");

@@ -84,6 +84,52 @@ class ReadOnlyGuardTest {
         }
     }
 
+    /** Issue 11's probe: each was allowed by the guard before. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT 1 --\r; DROP TABLE orders",
+            "SELECT 1 --\r; CREATE TEMP VIEW customer AS SELECT 1",
+            "SELECT 1 /* /* */ ; DROP TABLE orders */",
+            "SELECT query_to_xml('SELECT * FROM secrets', true, true, '')::text",
+            "SELECT pg_catalog.table_to_xml('secrets', true, true, '')",
+            "SELECT \"database_to_xml\"(true, true, '')",
+            "SELECT * FROM ts_stat('SELECT v FROM secrets')",
+            "SELECT set_config('search_path', 'x', false)",
+            "SELECT pg_advisory_lock /* c */ (1)",
+            "SELECT * FROM query('SELECT * FROM secrets')"})
+    void shouldRefuseWhatTheOutsideProbeGotThrough(String sql) {
+        for (Dialect d : List.of(Dialect.POSTGRES, Dialect.DUCKDB)) {
+            ReadOnlyGuard.Verdict v = ReadOnlyGuard.check(sql, d);
+            assertFalse(v.allowed(), d + ": " + sql);
+            assertEquals(ErrorCategory.READ_ONLY_VIOLATION, v.category(), sql);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT in_file('x', '/dev/zero')",
+            "SELECT `in_file`('x', '/etc/passwd')",
+            "SELECT get_splits('SELECT * FROM secret', 1)",
+            "SELECT try_reflect('java.lang.Runtime', 'getRuntime')",
+            "SELECT input_file_name() FROM t",
+            "SELECT * FROM csv.`/etc/passwd`",
+            "SELECT * FROM json . `/data/x`",
+            "SELECT 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' RLIKE '(.*a){12}$'"})
+    void shouldRefuseHiveAndSparkFilesSplitsAndBacktrackingRegex(String sql) {
+        for (Dialect d : List.of(Dialect.HIVE, Dialect.SPARKSQL)) {
+            assertFalse(ReadOnlyGuard.check(sql, d).allowed(), d + ": " + sql);
+        }
+    }
+
+    @Test
+    void shouldApplyTheDatasourcesRegexMode() {
+        String linear = "SELECT a FROM t WHERE a RLIKE '^[a-z]+$'";
+        assertTrue(ReadOnlyGuard.check(linear, Dialect.HIVE).allowed());
+        assertFalse(ReadOnlyGuard.check(linear, Dialect.HIVE, dev.sqloop.validator.parse.RegexPolicy.Mode.REFUSED).allowed());
+        assertTrue(ReadOnlyGuard.check("SELECT a RLIKE '(a+)+' FROM t", Dialect.HIVE,
+                dev.sqloop.validator.parse.RegexPolicy.Mode.ALLOWED).allowed());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
             "SELECT transform(tags, x -> upper(x)) FROM t JOIN u USING (id)",

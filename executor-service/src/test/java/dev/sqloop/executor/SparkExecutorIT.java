@@ -185,6 +185,8 @@ class SparkExecutorIT {
                 "CREATE TEMPORARY VIEW v AS SELECT 1", "MSCK REPAIR TABLE author", "LOAD DATA LOCAL INPATH '/tmp/x' INTO TABLE author",
                 "SELECT 1; DROP TABLE author", "SELECT '\\\\'; DROP TABLE author; --'x", "SELECT `a`; DROP TABLE author",
                 "WITH x AS (SELECT 1) INSERT INTO author SELECT * FROM author", "FROM author INSERT INTO author SELECT *"));
+        // issue 11: in_file, get_splits, try_reflect, csv.`/path`, backtracking regex, CR-ended comments, …
+        assertRefusedBeforeTheEngine(executor, ds, ExecutorAssertions.evasionCorpus(Dialect.SPARKSQL));
         assertEquals(before, counts(), "every table of academic is still there with the same rows");
     }
 

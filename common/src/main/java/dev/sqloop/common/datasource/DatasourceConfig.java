@@ -21,6 +21,7 @@ import java.util.TreeSet;
  * @param queryTimeout    per query, enforced by the driver ({@code setQueryTimeout}) and, where possible, the engine
  * @param connectTimeout  how long to wait for a pooled connection before calling the warehouse unavailable
  * @param properties      extra driver properties ({@code SQLOOP_DATASOURCE_<NAME>_PROPERTY_<KEY>})
+ * @param safeguards      engine resource caps and the regex policy ({@link Safeguards})
  */
 public record DatasourceConfig(
         String name,
@@ -36,7 +37,8 @@ public record DatasourceConfig(
         Duration connectTimeout,
         ValidationMode validationMode,
         int poolSize,
-        Map<String, String> properties) {
+        Map<String, String> properties,
+        Safeguards safeguards) {
 
     public static final int DEFAULT_ROW_LIMIT = 1000;
     public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(30);
@@ -57,6 +59,20 @@ public record DatasourceConfig(
         validationMode = validationMode == null ? ValidationMode.LIMIT : validationMode;
         if (poolSize < 1) throw new IllegalArgumentException("poolSize must be >= 1, was " + poolSize);
         properties = properties == null ? Map.of() : Map.copyOf(properties);
+        safeguards = safeguards == null ? Safeguards.DEFAULTS : safeguards;
+    }
+
+    public DatasourceConfig(String name, Dialect dialect, String jdbcUrl, String user, String password,
+                            Set<String> allowedCatalogs, Set<String> allowedSchemas, Set<String> allowedTables, int rowLimit,
+                            Duration queryTimeout, Duration connectTimeout, ValidationMode validationMode, int poolSize,
+                            Map<String, String> properties) {
+        this(name, dialect, jdbcUrl, user, password, allowedCatalogs, allowedSchemas, allowedTables, rowLimit, queryTimeout,
+                connectTimeout, validationMode, poolSize, properties, Safeguards.DEFAULTS);
+    }
+
+    public DatasourceConfig withSafeguards(Safeguards s) {
+        return new DatasourceConfig(name, dialect, jdbcUrl, user, password, allowedCatalogs, allowedSchemas,
+                allowedTables, rowLimit, queryTimeout, connectTimeout, validationMode, poolSize, properties, s);
     }
 
     /** A datasource with defaults for everything but where it is. */
@@ -68,22 +84,22 @@ public record DatasourceConfig(
 
     public DatasourceConfig withLimits(int rowLimit, Duration queryTimeout) {
         return new DatasourceConfig(name, dialect, jdbcUrl, user, password, allowedCatalogs, allowedSchemas,
-                allowedTables, rowLimit, queryTimeout, connectTimeout, validationMode, poolSize, properties);
+                allowedTables, rowLimit, queryTimeout, connectTimeout, validationMode, poolSize, properties, safeguards);
     }
 
     public DatasourceConfig withPool(int poolSize, Duration connectTimeout) {
         return new DatasourceConfig(name, dialect, jdbcUrl, user, password, allowedCatalogs, allowedSchemas,
-                allowedTables, rowLimit, queryTimeout, connectTimeout, validationMode, poolSize, properties);
+                allowedTables, rowLimit, queryTimeout, connectTimeout, validationMode, poolSize, properties, safeguards);
     }
 
     public DatasourceConfig withValidationMode(ValidationMode mode) {
         return new DatasourceConfig(name, dialect, jdbcUrl, user, password, allowedCatalogs, allowedSchemas,
-                allowedTables, rowLimit, queryTimeout, connectTimeout, mode, poolSize, properties);
+                allowedTables, rowLimit, queryTimeout, connectTimeout, mode, poolSize, properties, safeguards);
     }
 
     public DatasourceConfig withAllowed(Set<String> catalogs, Set<String> schemas, Set<String> tables) {
         return new DatasourceConfig(name, dialect, jdbcUrl, user, password, catalogs, schemas, tables, rowLimit,
-                queryTimeout, connectTimeout, validationMode, poolSize, properties);
+                queryTimeout, connectTimeout, validationMode, poolSize, properties, safeguards);
     }
 
     public boolean catalogAllowed(String catalog) {
@@ -119,7 +135,7 @@ public record DatasourceConfig(
                 + ", allowedCatalogs=" + allowedCatalogs + ", allowedSchemas=" + allowedSchemas
                 + ", allowedTables=" + allowedTables + ", rowLimit=" + rowLimit + ", queryTimeout=" + queryTimeout
                 + ", connectTimeout=" + connectTimeout + ", validationMode=" + validationMode.wireName()
-                + ", poolSize=" + poolSize + ", properties=" + maskedProperties() + "]";
+                + ", poolSize=" + poolSize + ", properties=" + maskedProperties() + ", safeguards=" + safeguards + "]";
     }
 
     private Map<String, String> maskedProperties() {

@@ -29,7 +29,8 @@ public final class Datasources {
     /** Settings per datasource, longest first so {@code _PASSWORD_FILE} wins over {@code _PASSWORD}. */
     private static final List<String> SETTINGS = List.of(
             "_ALLOWED_CATALOGS", "_ALLOWED_SCHEMAS", "_ALLOWED_TABLES", "_CONNECT_TIMEOUT", "_PASSWORD_FILE",
-            "_ROW_LIMIT", "_POOL_SIZE", "_PASSWORD", "_DIALECT", "_TIMEOUT", "_MODE", "_USER", "_URL");
+            "_MEMORY_LIMIT", "_ROW_LIMIT", "_POOL_SIZE", "_TEMP_SIZE", "_PASSWORD", "_DIALECT", "_THREADS", "_TIMEOUT", "_REGEX",
+            "_MODE", "_USER", "_URL");
     private static final String PROPERTY = "_PROPERTY_";
 
     private final Map<String, DatasourceConfig> byName;
@@ -122,7 +123,27 @@ public final class Datasources {
                 Set.copyOf(DatasourceConfig.split(env.string(p + "_ALLOWED_TABLES", ""))),
                 env.integer(p + "_ROW_LIMIT", DatasourceConfig.DEFAULT_ROW_LIMIT, 1, 1_000_000),
                 timeout, connect, mode,
-                env.integer(p + "_POOL_SIZE", DatasourceConfig.DEFAULT_POOL_SIZE, 1, 256), props);
+                env.integer(p + "_POOL_SIZE", DatasourceConfig.DEFAULT_POOL_SIZE, 1, 256), props, safeguards(env, p));
+    }
+
+    private static Safeguards safeguards(EnvConfig env, String p) {
+        String memory = env.string(p + "_MEMORY_LIMIT", Safeguards.DEFAULT_MEMORY_LIMIT);
+        int threads = env.integer(p + "_THREADS", Safeguards.DEFAULT_THREADS, 1, 1024);
+        String temp = env.string(p + "_TEMP_SIZE", Safeguards.DEFAULT_TEMP_SIZE);
+        String regex = env.string(p + "_REGEX", "checked");
+        // each value checked on its own, so the error names the variable
+        check(p + "_MEMORY_LIMIT", () -> new Safeguards(memory, 1, null, null));
+        check(p + "_TEMP_SIZE", () -> new Safeguards(null, 1, temp, null));
+        check(p + "_REGEX", () -> new Safeguards(null, 1, null, regex));
+        return new Safeguards(memory, threads, temp, regex);
+    }
+
+    private static void check(String key, Runnable build) {
+        try {
+            build.run();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key + ": " + e.getMessage());
+        }
     }
 
     /** The password from {@code _PASSWORD}, or from the file {@code _PASSWORD_FILE} names (a mounted secret). */

@@ -19,11 +19,26 @@ public final class DuckDbReadOnly {
 
     private DuckDbReadOnly() {}
 
-    /** A fresh {@link Properties} for {@code DriverManager.getConnection("jdbc:duckdb:/path", …)}. */
+    /**
+     * A fresh {@link Properties} for {@code DriverManager.getConnection("jdbc:duckdb:/path", …)}, with the default
+     * caps ({@link Safeguards#DEFAULTS}): what a datasource without cap settings is opened with.
+     */
     public static Properties properties() {
         Properties p = new Properties();
-        PROPERTIES.forEach(p::setProperty);
+        properties(Safeguards.DEFAULTS).forEach(p::setProperty);
         return p;
+    }
+
+    /**
+     * {@link #PROPERTIES} plus the resource caps of one datasource: {@code memory_limit} (DuckDB's default is 80 % of
+     * RAM), {@code threads} and {@code max_temp_directory_size}. Set at open time, they are locked with the rest.
+     */
+    public static Map<String, String> properties(Safeguards caps) {
+        Map<String, String> m = new LinkedHashMap<>(PROPERTIES);
+        m.put("memory_limit", caps.memoryLimit());
+        m.put("threads", Integer.toString(caps.threads()));
+        m.put("max_temp_directory_size", caps.tempSize());
+        return java.util.Collections.unmodifiableMap(m);
     }
 
     private static Map<String, String> orderedProperties() {

@@ -25,7 +25,7 @@ public final class ReadOnlyJdbc {
     public static Map<String, String> driverProperties(DatasourceConfig ds) {
         Map<String, String> p = new LinkedHashMap<>(ds.properties());
         switch (ds.dialect()) {
-            case DUCKDB -> p.putAll(DuckDbReadOnly.PROPERTIES);
+            case DUCKDB -> p.putAll(DuckDbReadOnly.properties(ds.safeguards()));
             case POSTGRES -> {
                 p.put("readOnlyMode", "always");
                 p.merge("options", "-c default_transaction_read_only=on", (a, b) -> a + " " + b);

@@ -104,12 +104,31 @@ class DatasourcesTest {
     void shouldNameAMalformedValue() {
         Map<String, String> base = Map.of("SQLOOP_DATASOURCE_PG_URL", "jdbc:postgresql://h/d", "SQLOOP_DATASOURCE_PG_DIALECT", "postgres");
         for (String[] bad : new String[][] {{"_ROW_LIMIT", "many"}, {"_ROW_LIMIT", "0"}, {"_TIMEOUT", "soon"},
-                {"_TIMEOUT", "500ms"}, {"_MODE", "dry-run"}, {"_POOL_SIZE", "-1"}, {"_CONNECT_TIMEOUT", "10ms"}}) {
+                {"_TIMEOUT", "500ms"}, {"_MODE", "dry-run"}, {"_POOL_SIZE", "-1"}, {"_CONNECT_TIMEOUT", "10ms"},
+                {"_MEMORY_LIMIT", "1GB'; SET x"}, {"_MEMORY_LIMIT", "lots"}, {"_THREADS", "0"}, {"_TEMP_SIZE", "-5GB"},
+                {"_REGEX", "maybe"}}) {
             Map<String, String> env = new HashMap<>(base);
             env.put("SQLOOP_DATASOURCE_PG" + bad[0], bad[1]);
             ConfigException e = assertThrows(ConfigException.class, () -> parse(env), bad[0]);
             assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_PG" + bad[0]), e.getMessage());
         }
+    }
+
+    @Test
+    void shouldReadTheSafeguardsWithSafeDefaults() {
+        Map<String, String> env = new HashMap<>(Map.of("SQLOOP_DATASOURCE_DUCK_URL", "jdbc:duckdb:/x.db",
+                "SQLOOP_DATASOURCE_DUCK_DIALECT", "duckdb", "SQLOOP_DATASOURCE_HS_URL", "jdbc:hive2://h:1/d",
+                "SQLOOP_DATASOURCE_HS_DIALECT", "hive"));
+        env.put("SQLOOP_DATASOURCE_HS_MEMORY_LIMIT", "512mb");
+        env.put("SQLOOP_DATASOURCE_HS_THREADS", "3");
+        env.put("SQLOOP_DATASOURCE_HS_TEMP_SIZE", "2GB");
+        env.put("SQLOOP_DATASOURCE_HS_REGEX", "refused");
+        Datasources all = parse(env);
+        assertEquals(Safeguards.DEFAULTS, all.get("duck").safeguards());
+        assertEquals(new Safeguards("512MB", 3, "2GB", "refused"), all.get("hs").safeguards());
+        assertEquals("1GB", DuckDbReadOnly.properties(all.get("duck").safeguards()).get("memory_limit"));
+        assertEquals("true", ReadOnlyJdbc.driverProperties(all.get("duck")).get("lock_configuration"));
+        assertEquals("2", ReadOnlyJdbc.driverProperties(all.get("duck")).get("threads"));
     }
 
     @Test

@@ -62,6 +62,10 @@ public final class JSqlDialectParser implements DialectParser {
             "current_timestamp", "localtime", "localtimestamp", "current_user", "session_user", "user", "current_schema",
             "current_catalog", "current_role");
 
+    /** PostgreSQL XML expressions that are syntax (SQL/XML), not functions of the catalog. */
+    private static final Set<String> XML_SYNTAX = Set.of("xmlparse", "xmlserialize", "xmlelement", "xmlforest",
+            "xmlroot", "xmlpi", "xmlexists", "xmlconcat", "xmlattributes");
+
     private final Dialect dialect;
     private final boolean hiveLike;
 
@@ -101,6 +105,7 @@ public final class JSqlDialectParser implements DialectParser {
         ParsedQuery parsed = new ParsedQuery(dialect, x.scopes, x.tables, x.functions, x.tableFunctions, x.filters,
                 shape(select, x.distinctAggregate, x.anyGroupBy));
         SideEffectPolicy.check(parsed);
+        RegexPolicy.check(body, dialect, RegexPolicy.Mode.CHECKED);
         return parsed;
     }
 
@@ -184,13 +189,38 @@ public final class JSqlDialectParser implements DialectParser {
                 }
                 case LateralSubSelect l -> select(l.getSelect(), parent, visible);
                 case ParenthesedSelect p -> select(p.getSelect(), parent, visible);
-                default -> {
-                    QueryScope opaque = new QueryScope(parent);
-                    opaque.markLenient();
-                    opaque.addOutput(QueryScope.OutputItem.anonymous());
-                    scopes.add(opaque);
-                    yield opaque;
+                case net.sf.jsqlparser.statement.select.PivotQuery pq -> {
+                    // DuckDB's PIVOT statement: its source is a FROM item like any other (the allow-list must see it)
+                    QueryScope scope = new QueryScope(parent);
+                    scope.markLenient();
+                    scope.addOutput(QueryScope.OutputItem.star(null));
+                    scopes.add(scope);
+                    if (pq.getFromItem() == null) throw SqlRejection.syntax("PIVOT without a source");
+                    fromItem(pq.getFromItem(), scope, visible);
+                    Ctx ctx = new Ctx(scope, visible, Set.of());
+                    if (pq.getOnExpressions() != null) for (Expression e : pq.getOnExpressions()) walk(e, ctx);
+                    yield scope;
                 }
+                case net.sf.jsqlparser.statement.select.TableStatement ts -> {
+                    QueryScope scope = new QueryScope(parent);
+                    scopes.add(scope);
+                    ObjectName name = new ObjectName(parts(ts.getTable().getFullyQualifiedName()));
+                    if (!(name.size() == 1 && visible.containsKey(name.last()))) tables.add(name);
+                    scope.markLenient();
+                    scope.addOutput(QueryScope.OutputItem.star(null));
+                    yield scope;
+                }
+                case net.sf.jsqlparser.statement.select.Values v -> {
+                    QueryScope scope = new QueryScope(parent);
+                    scopes.add(scope);
+                    scope.markLenient();
+                    scope.addOutput(QueryScope.OutputItem.anonymous());
+                    if (v.getExpressions() != null) for (Expression e : v.getExpressions()) walk(e, new Ctx(scope, visible, Set.of()));
+                    yield scope;
+                }
+                // a query form this walker does not know could read tables it cannot see: fail closed
+                default -> throw SqlRejection.syntax("this form of query (" + s.getClass().getSimpleName()
+                        + ") is not supported here; write it as SELECT … FROM …");
             };
             if (s.getOrderByElements() != null) {
                 Ctx ctx = new Ctx(first, visible, Set.of());
@@ -324,7 +354,14 @@ public final class JSqlDialectParser implements DialectParser {
             @Override
             public <S> Void visit(Function function, S context) {
                 List<String> name = function.getMultipartName();
-                if (name != null && !name.isEmpty()) functions.add(QueryScope.lower(unquote(name.getLast())));
+                // PostgreSQL's XML forms are grammar, not pg_proc entries: recording them made xmlparse "unsupported"
+                if (name != null && !name.isEmpty() && !(dialect == Dialect.POSTGRES && name.size() == 1
+                        && XML_SYNTAX.contains(QueryScope.lower(unquote(name.getLast()))))) {
+                    functions.add(QueryScope.lower(unquote(name.getLast())));
+                }
+                if (dialect == Dialect.DUCKDB && name != null && !name.isEmpty() && failure == null) {
+                    failure = ValueSizePolicy.check(QueryScope.lower(unquote(name.getLast())), function.getParameters());
+                }
                 if (function.isDistinct()) distinctAggregate = true;
                 super.visit(function, context);
                 if (function.getKeywordArguments() != null) {

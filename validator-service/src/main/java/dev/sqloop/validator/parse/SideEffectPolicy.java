@@ -9,19 +9,37 @@ import java.util.regex.Pattern;
  * Read-only syntax can still touch files, sequences, other servers or the clock: this policy rejects such
  * functions (a deny-list by name and prefix), table-valued functions other than a small allow-list of
  * row generators, and file paths used as tables ({@code parquet.`/data/x`}, {@code FROM "x.csv"}).
+ *
+ * <p>A deny-list, not an allow-list (see PARSERS.md): the names are one union over all dialects, because a name
+ * that reads a file or runs SQL text on one engine is never a legitimate analytic function on another. The
+ * executor's guard applies the same list lexically ({@link #isDenied}), so the two cannot disagree.
  */
 public final class SideEffectPolicy {
 
     private static final Set<String> DENIED = Set.of(
             "glob", "nextval", "setval", "currval", "lastval", "sleep", "query", "query_table", "set_config",
-            "lo_import", "lo_export", "lo_unlink", "lo_create", "lo_open", "lo_get", "lo_put", "lo_from_bytea",
             "parquet_scan", "parquet_metadata", "parquet_schema", "csv_scan", "json_scan", "iceberg_scan",
-            "delta_scan", "load_extension", "reflect", "java_method", "reflect2", "assert_true", "raise_error",
-            "txid_current", "pg_notify", "copy", "system", "shell", "getenv", "http_get", "http_post");
+            "delta_scan", "load_extension", "reflect", "java_method", "reflect2",
+            "txid_current", "pg_notify", "copy", "system", "shell", "getenv", "http_get", "http_post",
+            // PostgreSQL: functions that run a query given as text (the allow-list never sees its tables)
+            "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
+            "ts_stat", "ts_rewrite", "current_setting", "pg_current_logfile", "pg_export_snapshot", "pg_log_backend_memory_contexts",
+            "pg_import_system_collations", "pg_prewarm", "pg_current_xact_id", "txid_current_snapshot", "pg_signal_backend",
+            // Hive / Spark: server files, splits of any query, Java calls, server paths and OS users
+            "in_file", "get_splits", "get_llap_splits", "try_reflect", "input_file_name", "input_file_block_start",
+            "input_file_block_length", "current_user", "logged_in_user", "current_groups", "current_authorizer",
+            "from_protobuf", "to_protobuf", "from_avro", "to_avro", "compute_stats", "sq_count_check",
+            // DuckDB: settings, secrets, files and other databases
+            "sniff_csv", "getvariable", "which_secret", "json_execute_serialized_sql", "sql_auto_complete",
+            "enable_profiling", "force_checkpoint");
     private static final List<String> DENIED_PREFIXES = List.of(
             "read_", "pg_read_", "pg_sleep", "pg_ls_", "pg_stat_file", "pg_file_", "pg_terminate", "pg_cancel",
             "pg_reload", "pg_rotate", "pg_advisory", "pg_try_advisory", "pg_create_", "pg_drop_", "pg_switch",
-            "pg_promote", "pg_logical", "pg_replication", "dblink", "sqlite_", "postgres_", "mysql_", "http_");
+            "pg_promote", "pg_logical", "pg_replication", "dblink", "sqlite_", "postgres_", "mysql_", "http_",
+            // every database_to_xml, schema_to_xml*, table_to_xml* (they read tables named as text)
+            "database_to_xml", "schema_to_xml", "table_to_xml", "lo_", "pg_stat_reset", "pg_wal_", "pg_backup_",
+            "pg_start_backup", "pg_stop_backup", "pg_import_", "pg_copy_", "pg_stat_statements_reset", "duckdb_",
+            "pragma_", "iceberg_", "delta_", "xpath");
     /** Table functions that only generate rows from their arguments. */
     private static final Set<String> ROW_GENERATORS = Set.of(
             "unnest", "generate_series", "range", "generate_subscripts", "sequence", "exclude_columns",
@@ -63,6 +81,11 @@ public final class SideEffectPolicy {
                 throw SqlRejection.readOnly("file data source used as a table: " + t.text(), t.text());
             }
         }
+    }
+
+    /** Whether {@code name} is a Spark/Hive file data source usable as a schema ({@code csv.`/etc/passwd`}). */
+    public static boolean isFileFormat(String name) {
+        return FILE_FORMATS.contains(name);
     }
 
     public static boolean isDenied(String function) {

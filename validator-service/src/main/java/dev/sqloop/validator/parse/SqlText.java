@@ -13,30 +13,97 @@ import dev.sqloop.common.Dialect;
  */
 public final class SqlText {
 
+    /** Deeper nesting than any real query needs; the parsers' cost grows steeply beyond it. */
+    public static final int MAX_DEPTH = 100;
+
     private SqlText() {}
+
+    /**
+     * {@code $$} or {@code $tag$} at {@code i} (PostgreSQL/DuckDB dollar quoting), or null: a tag is an
+     * identifier without {@code $}, and {@code $1} is a parameter.
+     */
+    public static String dollarTag(String s, int i) {
+        int j = i + 1;
+        if (j < s.length() && s.charAt(j) == '$') return "$$";
+        if (j >= s.length() || !(Character.isLetter(s.charAt(j)) || s.charAt(j) == '_')) return null;
+        while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) j++;
+        return j < s.length() && s.charAt(j) == '$' ? s.substring(i, j + 1) : null;
+    }
+
+    /**
+     * Dollar-quoted strings rewritten as standard {@code '…'} literals with the same value: JSqlParser reads
+     * {@code $$…$$} but not {@code $tag$…$tag$} with a quote or semicolon inside. Standard strings in PostgreSQL
+     * and DuckDB take backslashes literally, so doubling the quotes is the whole translation.
+     */
+    private static String standardStrings(String body, java.util.List<int[]> spans) {
+        StringBuilder out = new StringBuilder(body.length() + 8);
+        int at = 0;
+        for (int[] span : spans) {
+            if (span[0] >= body.length()) break;
+            out.append(body, at, span[0]);
+            String content = body.substring(span[0] + span[2], span[1] - span[2]);
+            out.append('\'').append(content.replace("'", "''")).append('\'');
+            at = span[1];
+        }
+        out.append(body, at, body.length());
+        return out.toString();
+    }
+
+    private static boolean isIdentifierChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    }
 
     /** The SQL with surrounding blanks and one trailing semicolon removed, or a rejection. */
     public static String precheck(String sql, Dialect dialect) throws SqlRejection {
         if (sql == null || sql.isBlank()) throw SqlRejection.syntax("empty SQL");
         boolean backslashEscapes = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
         boolean doubleQuotedStrings = backslashEscapes;
+        boolean backtickNames = backslashEscapes;
+        boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
+        int depth = 0;
+        java.util.List<int[]> dollarStrings = new java.util.ArrayList<>();
+        java.util.List<Integer> crEndsComment = new java.util.ArrayList<>();
         int n = sql.length();
         int endOfStatement = -1;
         int i = 0;
         while (i < n) {
             char c = sql.charAt(i);
+            // after the statement-ending ';' only blanks and comments may follow: a quote there opens a second statement
+            boolean commentStart = i + 1 < n && ((c == '-' && sql.charAt(i + 1) == '-') || (c == '/' && sql.charAt(i + 1) == '*'));
+            if (endOfStatement >= 0 && !Character.isWhitespace(c) && c != ';' && !commentStart) {
+                throw SqlRejection.readOnly("more than one statement: text follows ';' at offset " + endOfStatement,
+                        snippet(sql, i));
+            }
             if (c == '\'' || (c == '"' && doubleQuotedStrings)) {
                 i = skipQuoted(sql, i, c, backslashEscapes || isEscapeStringPrefix(sql, i, dialect));
                 continue;
             }
-            if (c == '"' || c == '`') {
+            if (c == '"' || (c == '`' && backtickNames)) {
                 i = skipQuoted(sql, i, c, false);
                 continue;
             }
+            if (c == '$' && dollarQuotes && (i == 0 || !isIdentifierChar(sql.charAt(i - 1)))) {
+                String tag = dollarTag(sql, i);
+                if (tag != null) {
+                    int close = sql.indexOf(tag, i + tag.length());
+                    if (close < 0) throw SqlRejection.syntax("unterminated dollar-quoted string starting at offset " + i);
+                    dollarStrings.add(new int[] {i, close + tag.length(), tag.length()});
+                    i = close + tag.length();
+                    continue;
+                }
+            }
+            if (c == '(' && ++depth > MAX_DEPTH) {
+                // JSqlParser would spend its whole timeout (or the stack) on it: refuse at once, clearly
+                throw SqlRejection.syntax("the query nests parentheses or subqueries more than " + MAX_DEPTH
+                        + " levels deep; write it more simply");
+            }
+            if (c == ')') depth--;
             if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
                 int end = i;
                 while (end < n && sql.charAt(end) != '\n' && sql.charAt(end) != '\r') end++;
                 requireAsciiComment(sql, i, end);
+                // every engine ends the comment at a CR; JSqlParser only at a LF, so it would read on
+                if (end < n && sql.charAt(end) == '\r') crEndsComment.add(end);
                 i = end;
                 continue;
             }
@@ -65,6 +132,12 @@ public final class SqlText {
             i++;
         }
         String body = endOfStatement >= 0 ? sql.substring(0, endOfStatement) : sql;
+        if (!crEndsComment.isEmpty()) {
+            char[] chars = body.toCharArray();
+            for (int at : crEndsComment) if (at < chars.length) chars[at] = '\n';
+            body = new String(chars);
+        }
+        if (!dollarStrings.isEmpty()) body = standardStrings(body, dollarStrings);
         if (body.isBlank()) throw SqlRejection.syntax("empty SQL");
         return body.strip();
     }
@@ -74,7 +147,7 @@ public final class SqlText {
         if (quote == 0 || (dialect != Dialect.POSTGRES && dialect != Dialect.DUCKDB)) return false;
         char p = sql.charAt(quote - 1);
         boolean prefixed = p == 'e' || p == 'E';
-        return prefixed && (quote == 1 || !Character.isLetterOrDigit(sql.charAt(quote - 2)) && sql.charAt(quote - 2) != '_');
+        return prefixed && (quote == 1 || !isIdentifierChar(sql.charAt(quote - 2)));
     }
 
     private static int skipQuoted(String sql, int start, char quote, boolean backslashEscapes) throws SqlRejection {

@@ -272,6 +272,15 @@ public final class TrinoDialectParser implements DialectParser {
                 }
                 case TableFunctionInvocation tf -> {
                     tableFunctions.add(name(tf.getName()));
+                    // the arguments are read like any FROM item: input => TABLE(secret) reads secret
+                    QueryScope args = new QueryScope(scope);
+                    for (io.trino.sql.tree.TableFunctionArgument a : tf.getArguments()) {
+                        switch (a.getValue()) {
+                            case io.trino.sql.tree.TableFunctionTableArgument t -> relation(t.getTable(), args, ctes);
+                            case io.trino.sql.tree.Expression e -> walker.process(e, new Ctx(args, ctes, Set.of()));
+                            default -> { }
+                        }
+                    }
                     return new QueryScope.Source(alias, null, null, cols, true);
                 }
                 case SampledRelation sampled -> {

@@ -1,0 +1,42 @@
+package dev.sqloop.common.datasource;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Per-datasource bounds on what one query may cost or do, beyond rows and time.
+ *
+ * @param memoryLimit DuckDB {@code memory_limit} of the database instance ({@code SQLOOP_DATASOURCE_<NAME>_MEMORY_LIMIT},
+ *                    default {@value #DEFAULT_MEMORY_LIMIT}; DuckDB's own default is 80 % of RAM)
+ * @param threads     DuckDB {@code threads} ({@code _THREADS}, default {@value #DEFAULT_THREADS})
+ * @param tempSize    DuckDB {@code max_temp_directory_size} ({@code _TEMP_SIZE}, default {@value #DEFAULT_TEMP_SIZE};
+ *                    the database is read-only, so spilling is the only use of the temp directory)
+ * @param regex       Hive/Spark regular expressions ({@code _REGEX}): {@code checked} (default) refuses patterns that
+ *                    backtrack without bound, {@code refused} every regex function, {@code allowed} none
+ */
+public record Safeguards(String memoryLimit, int threads, String tempSize, String regex) {
+    public static final String DEFAULT_MEMORY_LIMIT = "1GB";
+    public static final int DEFAULT_THREADS = 2;
+    public static final String DEFAULT_TEMP_SIZE = "1GB";
+    public static final Safeguards DEFAULTS = new Safeguards(DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TEMP_SIZE, "checked");
+
+    public Safeguards {
+        memoryLimit = size(memoryLimit, DEFAULT_MEMORY_LIMIT, "memory limit");
+        tempSize = size(tempSize, DEFAULT_TEMP_SIZE, "temp size");
+        if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, was " + threads);
+        regex = regex == null || regex.isBlank() ? "checked" : regex.trim().toLowerCase(Locale.ROOT);
+        if (!java.util.Set.of("checked", "refused", "allowed").contains(regex)) {
+            throw new IllegalArgumentException("regex must be checked, refused or allowed, was '" + regex + "'");
+        }
+    }
+
+    /** A DuckDB size such as {@code 512MB} or {@code 2GB}: digits and a unit, nothing that could smuggle SQL. */
+    private static String size(String s, String fallback, String what) {
+        if (s == null || s.isBlank()) return fallback;
+        String v = s.trim().toUpperCase(Locale.ROOT).replace(" ", "");
+        if (!v.matches("\\d+(\\.\\d+)?(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)")) {
+            throw new IllegalArgumentException(what + " must look like 512MB or 2GB, was '" + s + "'");
+        }
+        return Objects.requireNonNull(v);
+    }
+}

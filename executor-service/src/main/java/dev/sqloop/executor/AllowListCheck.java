@@ -1,0 +1,62 @@
+package dev.sqloop.executor;
+
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.validator.parse.DialectParsers;
+import dev.sqloop.validator.parse.ObjectName;
+import dev.sqloop.validator.parse.ParsedQuery;
+import dev.sqloop.validator.parse.SqlRejection;
+import java.util.List;
+
+/**
+ * The executor's own parse of a query the guard let through: it enforces the datasource's allow-lists (catalogs,
+ * schemas, tables) on every table the tree reads — table-function arguments, lateral and nested subqueries
+ * included — and the side-effect policy (functions that run SQL text or touch the server), so both hold even
+ * for a message that never went through the validator.
+ *
+ * <p>A text the parser cannot read is refused when the datasource has an allow-list (its tables cannot be
+ * known) or is DuckDB; otherwise it goes to the engine, which is the judge of syntax, after the guard's
+ * lexical checks (the same function deny-list, applied to every name followed by a parenthesis).
+ */
+final class AllowListCheck {
+    private AllowListCheck() {}
+
+    /** Null when the query may run, else the error to report. */
+    static EngineError refusal(DatasourceConfig ds, String query) {
+        boolean restricted = !ds.allowedCatalogs().isEmpty() || !ds.allowedSchemas().isEmpty() || !ds.allowedTables().isEmpty()
+                // DuckDB runs in this process: what the parser cannot read (FROM-first, PIVOT) could build an
+                // uninterruptible value, and the validator refuses the same texts, so the two agree
+                || ds.dialect() == dev.sqloop.common.Dialect.DUCKDB;
+        ParsedQuery parsed;
+        try {
+            parsed = DialectParsers.forDialect(ds.dialect()).parse(query);
+        } catch (SqlRejection r) {
+            if (r.category() != ErrorCategory.SYNTAX_ERROR && r.category() != ErrorCategory.UNKNOWN) {
+                return EngineError.sql(r.category(), "refused by the executor: " + r.getMessage());
+            }
+            return restricted ? EngineError.sql(r.category(), "refused by the executor (the allow-list cannot be checked): "
+                    + r.getMessage()) : null;
+        } catch (RuntimeException | StackOverflowError e) {
+            return restricted ? EngineError.sql(ErrorCategory.SYNTAX_ERROR,
+                    "refused by the executor: the query could not be analysed against the allow-list; write it more simply") : null;
+        }
+        if (!restricted) return null;
+        for (ObjectName t : parsed.tables()) {
+            if (!allowed(ds, t.parts())) {
+                return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
+                        + " is not in the allow-list of datasource " + ds.name(), t.text(), List.of());
+            }
+        }
+        return null;
+    }
+
+    /** {@code table}, {@code schema.table} or {@code catalog.schema.table}; anything longer is never allowed. */
+    static boolean allowed(DatasourceConfig ds, List<String> parts) {
+        return switch (parts.size()) {
+            case 1 -> ds.tableAllowed(null, null, parts.get(0));
+            case 2 -> ds.tableAllowed(null, parts.get(0), parts.get(1));
+            case 3 -> ds.tableAllowed(parts.get(0), parts.get(1), parts.get(2));
+            default -> false;
+        };
+    }
+}

@@ -1,0 +1,148 @@
+package dev.sqloop.executor;
+
+import static dev.sqloop.executor.ExecutorAssertions.fail;
+import static dev.sqloop.executor.ExecutorAssertions.ok;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Execution;
+import dev.sqloop.testkit.engines.DefogDatasets;
+import dev.sqloop.testkit.engines.PostgresServer;
+import dev.sqloop.validator.SqlCorpus;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Issue 11 on the real (shared) PostgreSQL: functions that run SQL text are refused by the executor alone, the
+ * executor enforces the allow-list on a table the role can read, and a pooled session comes back clean.
+ */
+class PostgresSafeguardsIT {
+    private static DatasourceConfig open;
+    private static DatasourceConfig onlyAuthor;
+    private static ReadOnlyExecutor executor;
+    private static PostgresServer pg;
+
+    @BeforeAll
+    static void start() throws Exception {
+        pg = PostgresServer.shared();
+        DefogDatasets.loadIntoPostgres(pg, "academic");
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            // readable by the executor's role: only the allow-list stands between a query and it
+            // in its own schema: PostgresExecutorIT counts the tables of public
+            st.execute("CREATE SCHEMA IF NOT EXISTS probe");
+            st.execute("CREATE TABLE IF NOT EXISTS probe.probe_secrets (id int, secret text)");
+            st.execute("TRUNCATE probe.probe_secrets");
+            st.execute("INSERT INTO probe.probe_secrets VALUES (1, 'the-secret')");
+            st.execute("GRANT USAGE ON SCHEMA probe TO " + PostgresServer.READER);
+            st.execute("GRANT SELECT ON probe.probe_secrets TO " + PostgresServer.READER);
+        }
+        open = DatasourceConfig.of("academic_open", Dialect.POSTGRES, pg.jdbcUrl("academic"), PostgresServer.READER,
+                PostgresServer.READER_PASSWORD).withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2));
+        onlyAuthor = open.withAllowed(Set.of(), Set.of(), Set.of("author"));
+        onlyAuthor = new DatasourceConfig("academic_author", onlyAuthor.dialect(), onlyAuthor.jdbcUrl(), onlyAuthor.user(),
+                onlyAuthor.password(), Set.of(), Set.of(), Set.of("author"), 50, Duration.ofSeconds(2), Duration.ofSeconds(2),
+                null, 1, java.util.Map.of());
+        executor = new ReadOnlyExecutor();
+    }
+
+    @AfterAll
+    static void close() {
+        executor.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT query_to_xml('SELECT * FROM probe.probe_secrets', true, true, '')::text",
+            "SELECT table_to_xml('probe.probe_secrets', true, true, '')::text",
+            "SELECT database_to_xml(true, true, '')::text",
+            "SELECT * FROM ts_stat('SELECT to_tsvector(secret) FROM probe.probe_secrets')",
+            "SELECT pg_catalog.query_to_xml('SELECT * FROM probe.probe_secrets', true, true, '')",
+            "SELECT set_config('search_path', 'pg_temp', false)",
+            "SELECT pg_advisory_lock(1)",
+            "SELECT pg_sleep(5)"})
+    void shouldRefuseFunctionsThatRunSqlTextOrKeepSessionState(String sql) {
+        for (DatasourceConfig ds : new DatasourceConfig[] {open, onlyAuthor}) {
+            EngineError e = fail(executor, ds, sql);
+            assertEquals(ErrorCategory.READ_ONLY_VIOLATION, e.category(), e.toString());
+            assertFalse(e.message().contains("the-secret"));
+        }
+    }
+
+    @Test
+    void shouldEnforceTheAllowListWithoutTheValidator() {
+        assertEquals(1, ok(executor, open, "SELECT * FROM probe.probe_secrets").rowCount(), "the role itself may read it");
+        for (String sql : new String[] {"SELECT * FROM probe.probe_secrets", "SELECT * FROM public.probe_secrets",
+                "SELECT a.name FROM author a WHERE EXISTS (SELECT 1 FROM probe.probe_secrets)",
+                "SELECT * FROM author, LATERAL (SELECT secret FROM probe.probe_secrets) s",
+                "SELECT * FROM academic.probe.probe_secrets"}) {
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, fail(executor, onlyAuthor, sql).category(), sql);
+        }
+        Execution e = ok(executor, onlyAuthor, "SELECT count(*) FROM author");
+        assertEquals(1, e.rowCount());
+    }
+
+    @Test
+    void shouldHandBackACleanSessionWhateverTheLastQueryLeft() throws Exception {
+        // what a query that bypassed every check could leave behind on the pooled (pool size 1) connection
+        try (Connection c = executor.borrow(open); Statement st = c.createStatement()) {
+            st.execute("SELECT set_config('search_path', 'pg_temp', false)");
+            st.execute("SELECT set_config('statement_timeout', '0', false)");
+            st.execute("SELECT pg_advisory_lock(424242)");
+            st.execute("PREPARE leftover AS SELECT 1");
+        }
+        // the next query on that connection gets it reset first
+        assertEquals(1, ok(executor, open, "SELECT 1 AS one").rowCount());
+        try (Connection c = executor.borrow(open); Statement st = c.createStatement()) {
+            assertEquals("\"$user\", public", scalar(st, "SELECT current_setting('search_path')"));
+            assertEquals("3s", scalar(st, "SELECT current_setting('statement_timeout')"), "the pool's startup option is back");
+            assertEquals("on", scalar(st, "SELECT current_setting('default_transaction_read_only')"), "still read-only");
+            assertEquals("0", scalar(st, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"));
+            assertEquals("0", scalar(st, "SELECT count(*) FROM pg_prepared_statements WHERE name = 'leftover'"));
+        }
+        // and another session can take the lock the first one took
+        try (Connection other = pg.superuser("academic"); Statement st = other.createStatement()) {
+            assertEquals("t", scalar(st, "SELECT pg_try_advisory_lock(424242)"));
+            st.execute("SELECT pg_advisory_unlock(424242)");
+        }
+    }
+
+    @Test
+    void shouldStopTheWholeCorpusBeforeTheEngineAndChangeNothing() throws Exception {
+        long before = rows();
+        for (SqlCorpus.Case c : SqlCorpus.load(SqlCorpus.EVASIONS)) {
+            if (c.dialect() != Dialect.POSTGRES) continue;
+            QueryRunner.Result r = executor.run(open, c.sql());
+            assertTrue(r instanceof QueryRunner.Failed, c.why() + ": " + c.sql());
+        }
+        assertEquals(before, rows());
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            assertEquals("0", scalar(st, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"));
+        }
+    }
+
+    private static long rows() throws Exception {
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            return Long.parseLong(scalar(st, "SELECT (SELECT count(*) FROM author) + (SELECT count(*) FROM probe.probe_secrets)"
+                    + " + (SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace)"));
+        }
+    }
+
+    private static String scalar(Statement st, String sql) throws Exception {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}
