@@ -2,10 +2,10 @@ package dev.sqloop.executor;
 
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.error.ErrorCategory;
-import dev.sqloop.validator.parse.DialectParsers;
-import dev.sqloop.validator.parse.ObjectName;
-import dev.sqloop.validator.parse.ParsedQuery;
-import dev.sqloop.validator.parse.SqlRejection;
+import dev.sqloop.parse.DialectParsers;
+import dev.sqloop.parse.ObjectName;
+import dev.sqloop.parse.ParsedQuery;
+import dev.sqloop.parse.SqlRejection;
 import java.util.List;
 
 /**

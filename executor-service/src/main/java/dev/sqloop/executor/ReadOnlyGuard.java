@@ -2,9 +2,9 @@ package dev.sqloop.executor;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
-import dev.sqloop.validator.parse.RegexPolicy;
-import dev.sqloop.validator.parse.SideEffectPolicy;
-import dev.sqloop.validator.parse.SqlText;
+import dev.sqloop.parse.RegexPolicy;
+import dev.sqloop.parse.SideEffectPolicy;
+import dev.sqloop.parse.SqlText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

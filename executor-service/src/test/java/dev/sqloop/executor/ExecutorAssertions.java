@@ -58,8 +58,8 @@ final class ExecutorAssertions {
 
     /** The validator's evasion corpus for one dialect (issue 11's probe classes included). */
     static List<String> evasionCorpus(dev.sqloop.common.Dialect dialect) {
-        return dev.sqloop.validator.SqlCorpus.load(dev.sqloop.validator.SqlCorpus.EVASIONS).stream()
-                .filter(c -> c.dialect() == dialect).map(dev.sqloop.validator.SqlCorpus.Case::sql).toList();
+        return dev.sqloop.parse.SqlCorpus.load(dev.sqloop.parse.SqlCorpus.EVASIONS).stream()
+                .filter(c -> c.dialect() == dialect).map(dev.sqloop.parse.SqlCorpus.Case::sql).toList();
     }
 
     /** {@code SELECT 1} on {@code unreachable} is an infrastructure failure naming the datasource, within {@code bound}. */

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.error.ErrorCategory;
-import dev.sqloop.validator.SqlCorpus;
+import dev.sqloop.parse.SqlCorpus;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;

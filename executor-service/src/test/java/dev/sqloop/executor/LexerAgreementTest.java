@@ -3,8 +3,8 @@ package dev.sqloop.executor;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
-import dev.sqloop.validator.parse.DialectParsers;
-import dev.sqloop.validator.parse.SqlRejection;
+import dev.sqloop.parse.DialectParsers;
+import dev.sqloop.parse.SqlRejection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

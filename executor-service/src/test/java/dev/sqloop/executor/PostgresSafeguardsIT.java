@@ -12,7 +12,7 @@ import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.PostgresServer;
-import dev.sqloop.validator.SqlCorpus;
+import dev.sqloop.parse.SqlCorpus;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

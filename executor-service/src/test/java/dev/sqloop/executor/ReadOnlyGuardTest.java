@@ -125,9 +125,9 @@ class ReadOnlyGuardTest {
     void shouldApplyTheDatasourcesRegexMode() {
         String linear = "SELECT a FROM t WHERE a RLIKE '^[a-z]+$'";
         assertTrue(ReadOnlyGuard.check(linear, Dialect.HIVE).allowed());
-        assertFalse(ReadOnlyGuard.check(linear, Dialect.HIVE, dev.sqloop.validator.parse.RegexPolicy.Mode.REFUSED).allowed());
+        assertFalse(ReadOnlyGuard.check(linear, Dialect.HIVE, dev.sqloop.parse.RegexPolicy.Mode.REFUSED).allowed());
         assertTrue(ReadOnlyGuard.check("SELECT a RLIKE '(a+)+' FROM t", Dialect.HIVE,
-                dev.sqloop.validator.parse.RegexPolicy.Mode.ALLOWED).allowed());
+                dev.sqloop.parse.RegexPolicy.Mode.ALLOWED).allowed());
     }
 
     @ParameterizedTest

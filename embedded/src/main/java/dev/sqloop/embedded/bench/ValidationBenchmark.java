@@ -2,10 +2,10 @@ package dev.sqloop.embedded.bench;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.message.NlConstraints;
-import dev.sqloop.validator.SqlCorpus;
+import dev.sqloop.parse.SqlCorpus;
 import dev.sqloop.validator.StaticValidator;
 import dev.sqloop.validator.ValidationTarget;
-import dev.sqloop.validator.parse.DialectParsers;
+import dev.sqloop.parse.DialectParsers;
 import dev.sqloop.validator.schema.InMemorySchemaCatalog;
 import dev.sqloop.validator.schema.SchemaCatalog;
 import dev.sqloop.validator.schema.TableSchema;

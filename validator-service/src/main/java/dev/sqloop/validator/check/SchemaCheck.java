@@ -2,11 +2,11 @@ package dev.sqloop.validator.check;
 
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
-import dev.sqloop.validator.parse.ObjectName;
-import dev.sqloop.validator.parse.ParsedQuery;
-import dev.sqloop.validator.parse.QueryScope;
-import dev.sqloop.validator.parse.QueryScope.OutputItem;
-import dev.sqloop.validator.parse.QueryScope.Source;
+import dev.sqloop.parse.ObjectName;
+import dev.sqloop.parse.ParsedQuery;
+import dev.sqloop.parse.QueryScope;
+import dev.sqloop.parse.QueryScope.OutputItem;
+import dev.sqloop.parse.QueryScope.Source;
 import dev.sqloop.validator.schema.NearNames;
 import dev.sqloop.validator.schema.SchemaCatalog;
 import dev.sqloop.validator.schema.TableSchema;

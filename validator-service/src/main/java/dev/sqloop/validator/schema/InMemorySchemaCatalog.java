@@ -1,6 +1,6 @@
 package dev.sqloop.validator.schema;
 
-import dev.sqloop.validator.parse.ObjectName;
+import dev.sqloop.parse.ObjectName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -1,6 +1,6 @@
 package dev.sqloop.validator.schema;
 
-import dev.sqloop.validator.parse.ObjectName;
+import dev.sqloop.parse.ObjectName;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;

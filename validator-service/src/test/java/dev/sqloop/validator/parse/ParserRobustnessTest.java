@@ -1,11 +1,11 @@
-package dev.sqloop.validator.parse;
+package dev.sqloop.parse;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.validator.SampleCatalog;
-import dev.sqloop.validator.SqlCorpus;
+import dev.sqloop.parse.SqlCorpus;
 import dev.sqloop.validator.StaticValidator;
 import dev.sqloop.validator.ValidationTarget;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.sqloop.validator.parse;
+package dev.sqloop.parse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
-import dev.sqloop.validator.SqlCorpus;
+import dev.sqloop.parse.SqlCorpus;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;

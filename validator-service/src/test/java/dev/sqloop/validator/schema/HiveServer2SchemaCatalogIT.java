@@ -11,7 +11,7 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.validator.StaticValidator;
 import dev.sqloop.validator.ValidationTarget;
-import dev.sqloop.validator.parse.ObjectName;
+import dev.sqloop.parse.ObjectName;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,4 +1,4 @@
-package dev.sqloop.validator;
+package dev.sqloop.parse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.Dialect;

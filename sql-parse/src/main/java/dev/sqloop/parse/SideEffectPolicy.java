@@ -1,4 +1,4 @@
-package dev.sqloop.validator.parse;
+package dev.sqloop.parse;
 
 import dev.sqloop.common.Dialect;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sqloop.validator.parse;
+package dev.sqloop.parse;
 
 /**
  * A real SQL parser for one dialect family. It accepts exactly one read-only query and returns its

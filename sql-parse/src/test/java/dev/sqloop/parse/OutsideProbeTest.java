@@ -1,4 +1,4 @@
-package dev.sqloop.validator.parse;
+package dev.sqloop.parse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

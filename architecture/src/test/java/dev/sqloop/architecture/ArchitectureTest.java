@@ -1,0 +1,87 @@
+package dev.sqloop.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import dev.sqloop.common.runtime.Stage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering the README promises, over every module's production classes (tests excluded): a service never
+ * reaches into another service, production code never into the test infrastructure, a stage never into Kafka or
+ * Micrometer. A violation fails {@code ./sqloop test} with the offending class and dependency named.
+ */
+class ArchitectureTest {
+    /** Service modules by package: each may use common and the example store, never another one of these. */
+    static final List<String> SERVICES = List.of("fewshot", "generator", "validator", "executor", "gateway");
+
+    private static JavaClasses production;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        production = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                .importPackages("dev.sqloop");
+    }
+
+    static List<ArchRule> serviceRules() {
+        List<ArchRule> rules = new ArrayList<>();
+        for (String service : SERVICES) {
+            String[] others = Stream.concat(SERVICES.stream().filter(s -> !s.equals(service)), Stream.of("cli", "embedded"))
+                    .map(s -> "dev.sqloop." + s + "..").toArray(String[]::new);
+            rules.add(noClasses().that().resideInAPackage("dev.sqloop." + service + "..")
+                    .should().dependOnClassesThat().resideInAnyPackage(others)
+                    .because("services talk only through topics; shared code lives in common, example-store or sql-parse"));
+        }
+        return rules;
+    }
+
+    static ArchRule sharedModulesStayBelowServices() {
+        String[] above = Stream.concat(SERVICES.stream(), Stream.of("cli", "embedded", "testkit"))
+                .map(s -> "dev.sqloop." + s + "..").toArray(String[]::new);
+        return noClasses().that().resideInAnyPackage("dev.sqloop.common..", "dev.sqloop.store..", "dev.sqloop.parse..")
+                .should().dependOnClassesThat().resideInAnyPackage(above)
+                .because("common, example-store and sql-parse are libraries the services use");
+    }
+
+    static ArchRule productionNeverUsesTestInfrastructure() {
+        return noClasses().that().resideOutsideOfPackages("dev.sqloop.testkit..", "dev.sqloop.embedded..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.sqloop.testkit..", "dev.sqloop.embedded..",
+                        "kafka.server..", "org.apache.kafka.server..", "org.apache.kafka.raft..")
+                .because("a deployed service must not carry the embedded broker, engine launchers or the simulated LLM");
+    }
+
+    static ArchRule stagesArePure() {
+        return noClasses().that().implement(Stage.class)
+                .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "io.micrometer..")
+                .because("a stage is a pure function of its message; the runner owns Kafka and metrics (STYLE.md)");
+    }
+
+    @Test
+    void shouldKeepServicesApart() {
+        serviceRules().forEach(rule -> rule.check(production));
+    }
+
+    @Test
+    void shouldKeepCommonAndExampleStoreBelowTheServices() {
+        sharedModulesStayBelowServices().check(production);
+    }
+
+    @Test
+    void shouldKeepTestInfrastructureOutOfProduction() {
+        productionNeverUsesTestInfrastructure().check(production);
+    }
+
+    @Test
+    void shouldKeepStagesFreeOfKafkaAndMicrometer() {
+        stagesArePure().check(production);
+    }
+}
