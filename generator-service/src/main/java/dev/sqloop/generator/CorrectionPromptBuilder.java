@@ -38,8 +38,11 @@ public final class CorrectionPromptBuilder {
         Optional<ErrorPatternRegistry.ErrorPattern> pattern = Optional.empty();
         if (evidence == Evidence.INCLUDED) {
             p.append("Error:\n");
-            task.issues().stream().limit(MAX_ISSUES).forEach(i -> p.append(describe(i)).append('\n'));
-            if (task.issues().isEmpty()) p.append("unknown error\n");
+            // Hints (heuristic doubts) are left out: the SQL fails for its errors, and a hint about a correct part
+            // would make the model "repair" what was right.
+            List<Issue> errors = errors(task.issues());
+            errors.stream().limit(MAX_ISSUES).forEach(i -> p.append(describe(i)).append('\n'));
+            if (errors.isEmpty()) p.append("unknown error\n");
             pattern = registry.match(dialect, primary.message());
         }
         p.append('\n');
@@ -60,9 +63,14 @@ public final class CorrectionPromptBuilder {
         return p.toString();
     }
 
-    /** The issue that decides the strategy: the first one, or a neutral one when a stage reported none. */
+    /** The issue that decides the strategy: the first error, or a neutral one when a stage reported none. */
     static Issue primaryIssue(List<Issue> issues) {
-        return issues.isEmpty() ? Issue.of("repair", ErrorCategory.UNKNOWN, "") : issues.getFirst();
+        List<Issue> errors = errors(issues);
+        return errors.isEmpty() ? Issue.of("repair", ErrorCategory.UNKNOWN, "") : errors.getFirst();
+    }
+
+    static List<Issue> errors(List<Issue> issues) {
+        return issues.stream().filter(Issue::error).toList();
     }
 
     private static String describe(Issue issue) {
