@@ -76,7 +76,10 @@ public final class CorrectionPromptBuilder {
     private static String describe(Issue issue) {
         StringBuilder s = new StringBuilder("[").append(issue.category().wireName()).append("] ")
                 .append(clip(cutStackTrace(issue.message()), MAX_ERROR_CHARS));
-        if (issue.identifier() != null && !issue.identifier().isBlank() && !issue.message().contains(issue.identifier())) {
+        if (issue.category() == ErrorCategory.SYNTAX_ERROR && issue.identifier() != null && !issue.identifier().isBlank()) {
+            // Quote the token the parser stopped at: a model that does not see its own slip (SELEC, FORM) repeats it.
+            s.append(" Offending token: '").append(issue.identifier()).append("'.");
+        } else if (issue.identifier() != null && !issue.identifier().isBlank() && !issue.message().contains(issue.identifier())) {
             s.append(" (at ").append(issue.identifier()).append(')');
         }
         if (!issue.candidates().isEmpty()) {

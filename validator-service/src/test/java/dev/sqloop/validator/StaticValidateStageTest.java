@@ -69,6 +69,21 @@ class StaticValidateStageTest {
     }
 
     @Test
+    void shouldCallAKeywordTypoASyntaxErrorNamingTheTokenAndItsPosition() {
+        for (Dialect d : List.of(Dialect.DUCKDB, Dialect.POSTGRES, Dialect.TRINO, Dialect.SPARKSQL, Dialect.HIVE)) {
+            for (String sql : List.of("SELEC id FROM orders", "SLECT id FROM orders", "WTIH x AS (SELECT id FROM orders) SELECT id FROM x")) {
+                Issue issue = StaticValidator.validate(sql, new ValidationTarget(d, SampleCatalog.create()), null).getFirst();
+                assertEquals(ErrorCategory.SYNTAX_ERROR, issue.category(), d + ": " + sql + " → " + issue);
+                assertEquals(sql.substring(0, sql.indexOf(' ')), issue.identifier(), d + ": " + issue);
+                assertTrue(issue.message().contains("line 1") || issue.message().contains("1:"), d + ": " + issue.message());
+            }
+            Issue slip = StaticValidator.validate("SELECT id FORM orders", new ValidationTarget(d, SampleCatalog.create()), null).getFirst();
+            assertEquals(ErrorCategory.SYNTAX_ERROR, slip.category(), d + ": " + slip);
+            assertEquals("FORM", slip.identifier(), d + ": " + slip.message());
+        }
+    }
+
+    @Test
     void shouldSendWritesToRepairAsReadOnlyViolations() {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT 1; DROP TABLE orders", null), CONTEXT);
         assertEquals("repair", out.kind());
