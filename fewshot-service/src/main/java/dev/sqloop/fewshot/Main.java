@@ -67,7 +67,7 @@ public final class Main {
         // The shared datasource settings first (read-only, same DuckDB settings as the executor); a schema-only URL otherwise.
         SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> datasources.find(ds).isPresent()
                 ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds), config.schemaName()),
-                embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
+                embedder, SchemaLinker.Settings.fromEnv(env), Clock.systemUTC());
         List<StageRunner<?>> runners = List.of(
                 KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, registry),
                         Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry),
