@@ -172,6 +172,13 @@ public final class SchemaLinker {
 
     private List<Indexed> load(String datasource) throws Exception {
         List<SchemaSource.TableInfo> infos = source.tables(datasource);
+        if (LinkedSchema.estimateTokens(new LinkedSchema(infos.stream().map(SchemaLinker::whole).toList()).render())
+                <= settings.tokenBudget()) {
+            // Given whole to every question: nothing to rank, so nothing to embed.
+            List<Indexed> plain = infos.stream().map(t -> new Indexed(t, null, List.of(), List.of(), Set.<String>of())).toList();
+            cache.put(datasource, new Cached(plain, clock.instant()));
+            return plain;
+        }
         List<String> texts = new ArrayList<>();
         for (SchemaSource.TableInfo t : infos) {
             texts.add(tableText(t));
