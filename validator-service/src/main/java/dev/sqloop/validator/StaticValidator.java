@@ -3,6 +3,7 @@ package dev.sqloop.validator;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.NlConstraints;
+import dev.sqloop.validator.check.AggregationCheck;
 import dev.sqloop.validator.check.ConstraintCheck;
 import dev.sqloop.validator.check.SchemaCheck;
 import dev.sqloop.validator.parse.DialectParsers;
@@ -106,6 +107,7 @@ public final class StaticValidator {
         try {
             parsed = DialectParsers.forDialect(target.dialect()).parse(sql);
             List<Issue> found = new ArrayList<>(SchemaCheck.check(parsed, target.catalog()));
+            found.addAll(AggregationCheck.check(parsed));
             found.addAll(ConstraintCheck.check(constraints, parsed));
             // Errors first: the first issue decides the repair strategy; hints only ride along.
             List<Issue> issues = new ArrayList<>(found.stream().filter(Issue::error).toList());
