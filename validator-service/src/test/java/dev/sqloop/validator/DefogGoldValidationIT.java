@@ -75,6 +75,8 @@ class DefogGoldValidationIT {
         }
         check("duckdb", configs, DUCKDB_EXCEPTIONS);
         recall("duckdb", configs, db -> "main", DefogQuestions.Question::firstGold);
+        // The ranked path, which a larger unseen schema takes: the same questions with a budget all but the smallest dev schema exceed.
+        recall("duckdb, ranked (budget " + TIGHT.tokenBudget() + ")", configs, db -> "main", DefogQuestions.Question::firstGold, TIGHT);
     }
 
     /**
@@ -112,8 +114,17 @@ class DefogGoldValidationIT {
      * Schema-context recall: the linker (default settings, as the retrieve stage runs it) against the gold SQL's
      * tables and columns from its parse tree; printed per engine with the mean size of the schema section.
      */
+    /** A budget below the dev schemas' sizes (restaurants aside): linking ranks, bridges and fills instead of giving the schema whole. */
+    static final SchemaLinker.Settings TIGHT = new SchemaLinker.Settings(4, 25, 0.35, Duration.ofMinutes(10), 200);
+
     private static void recall(String engine, List<DatasourceConfig> configs, java.util.function.UnaryOperator<String> schemaOf,
                                java.util.function.Function<DefogQuestions.Question, String> sql) throws Exception {
+        recall(engine, configs, schemaOf, sql, SchemaLinker.Settings.DEFAULTS);
+    }
+
+    private static void recall(String engine, List<DatasourceConfig> configs, java.util.function.UnaryOperator<String> schemaOf,
+                               java.util.function.Function<DefogQuestions.Question, String> sql, SchemaLinker.Settings settings)
+            throws Exception {
         Map<String, DatasourceConfig> byName = new TreeMap<>();
         configs.forEach(c -> byName.put(c.name(), c));
         DatasourceCatalogs catalogs = ConfiguredDatasourceCatalogs.fromDatasources(new Datasources(configs),
@@ -121,7 +132,7 @@ class DefogGoldValidationIT {
         Map<String, SchemaLinker> linkers = new TreeMap<>();
         for (String db : byName.keySet()) {
             linkers.put(db, new SchemaLinker(new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(byName.get(ds)), schemaOf.apply(db)),
-                    embedder(), SchemaLinker.Settings.DEFAULTS, Clock.systemUTC()));
+                    embedder(), settings, Clock.systemUTC()));
         }
         int tablesHit = 0;
         int columnsHit = 0;
@@ -141,7 +152,7 @@ class DefogGoldValidationIT {
             boolean tablesOk = missing.stream().noneMatch(m -> !m.contains("."));
             if (tablesOk) tablesHit++;
             if (missing.isEmpty()) columnsHit++;
-            if (!missing.isEmpty()) System.out.println(engine + " gold #" + q.index() + " schema context misses " + missing);
+            if (!missing.isEmpty() && settings == SchemaLinker.Settings.DEFAULTS) System.out.println(engine + " gold #" + q.index() + " schema context misses " + missing);
             tokens += LinkedSchema.estimateTokens(linked.render());
             n++;
         }
@@ -149,7 +160,8 @@ class DefogGoldValidationIT {
         double columnRecall = (double) columnsHit / n;
         System.out.printf("%s: schema-context recall: all gold tables in %d/%d questions (%.1f %%), all gold columns in %d/%d"
                 + " (%.1f %%); mean schema section %d tokens per first prompt (budget %d)%n", engine, tablesHit, n, 100 * tableRecall,
-                columnsHit, n, 100 * columnRecall, tokens / n, SchemaLinker.Settings.DEFAULTS.tokenBudget());
+                columnsHit, n, 100 * columnRecall, tokens / n, settings.tokenBudget());
+        if (settings != SchemaLinker.Settings.DEFAULTS) return; // the ranked path's figures are reported, not the bar
         assertTrue(tableRecall >= 0.98, engine + " table recall " + tableRecall);
         assertTrue(columnRecall >= 0.95, engine + " column recall " + columnRecall);
         assertTrue(tokens / n <= 1_000, engine + " mean schema tokens " + tokens / n);
