@@ -11,6 +11,8 @@ import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.testkit.engines.DemoWarehouse;
 import dev.sqloop.testkit.llm.Latency;
+import dev.sqloop.testkit.llm.Fault;
+import dev.sqloop.testkit.llm.Injection;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.SimulatedLlm;
 import java.nio.charset.StandardCharsets;
@@ -45,10 +47,14 @@ class PipelineEndToEndIT {
             "How many parts have a size greater than 40?", "Count the parts larger than size 40.",
             "What is the average discount on line items?", "What is the mean line item discount?");
 
+    /** The last oracle started: which fault it injected for each question. */
+    private static OracleResponder responder;
+
     private static SimulatedLlm oracle(DemoBatch batch) {
         Map<String, String> gold = new java.util.LinkedHashMap<>(batch.goldByQuestion());
         PARAPHRASES.forEach((original, paraphrase) -> gold.put(paraphrase, gold.get(original)));
-        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(gold, Demo.demoFaultMix(), "duckdb", 7), 7);
+        responder = new OracleResponder(gold, Demo.demoFaultMix(), "duckdb", 7);
+        SimulatedLlm llm = SimulatedLlm.start(responder, 7);
         llm.faults().latency(Latency.lognormal(Duration.ofMillis(100), 0.5));
         return llm;
     }
@@ -100,6 +106,7 @@ class PipelineEndToEndIT {
                 }
             }
             assertFalse(pipeline.llm().requestsMentioning("regenerate").isEmpty(), "corrections went back to the LLM over HTTP");
+            faultConfusion(client, results, pipeline.llm());
 
             // Auto-capture: a success becomes an example in the prompt the LLM receives for a similar later question.
             QuestionResult captured = results.stream().filter(r -> r.succeeded() && PARAPHRASES.containsKey(r.question()))
@@ -136,6 +143,56 @@ class PipelineEndToEndIT {
             System.out.printf("e2e: 1000 questions in %.1f s (%.1f q/s), %d succeeded%n", seconds, 1000 / seconds, ok);
             assertTrue(ok >= 900, "the captured examples and the loop carry the bulk batch: " + ok);
         }
+    }
+
+    /**
+     * Injected fault × the error category the loop reported for the first attempt (printed as a table): every fault
+     * must end in its expected category, be repaired (the oracle returns the gold SQL only for evidence outside the
+     * faulty SQL), and no correction prompt may name an error other than the injected one (hints stay out).
+     */
+    private static void faultConfusion(GatewayClient client, List<QuestionResult> results, SimulatedLlm llm) throws Exception {
+        Map<String, Map<String, Integer>> table = new java.util.TreeMap<>();
+        List<String> wrong = new java.util.ArrayList<>();
+        for (QuestionResult r : results) {
+            Injection injection = responder.injectionFor(r.question());
+            String fault = injection.fault().name().toLowerCase(java.util.Locale.ROOT);
+            String expected = injection.fault() == Fault.NONE ? "none"
+                    : injection.category() == null ? "llm_output_invalid" : injection.category();
+            JsonNode trace = client.getPatiently("/v1/questions/" + r.questionId() + "/trace", Duration.ofSeconds(30));
+            String got = "none";
+            for (JsonNode e : trace.get("attempts")) {
+                if (e.get("attempt").asInt() != 1) continue;
+                for (JsonNode i : e.path("issues")) {
+                    if (!i.path("hint").asBoolean(false)) {
+                        got = i.get("category").asText();
+                        break;
+                    }
+                }
+                if (!got.equals("none")) break;
+            }
+            table.computeIfAbsent(fault, k -> new java.util.TreeMap<>()).merge(got, 1, Integer::sum);
+            if (!got.equals(expected)) wrong.add(fault + " → " + got + " (expected " + expected + "): " + r.question());
+            if (injection.fault() != Fault.NONE && !r.succeeded()) wrong.add(fault + " not repaired: " + r.reason() + ": " + r.question());
+            if (!r.succeeded()) {
+                assertEquals(null, r.sql(), "a failure carries no sql");
+                assertTrue(r.lastRejectedSql() != null, "a failure carries the refused text as lastRejectedSql");
+            }
+        }
+        System.out.println("e2e: injected fault × first-attempt error category");
+        table.forEach((fault, row) -> System.out.printf("  %-18s %s%n", fault, row));
+        for (var req : llm.requestsMentioning("regenerate")) {
+            String prompt = req.call().lastUser();
+            String question = results.stream().map(QuestionResult::question).filter(prompt::contains)
+                    .max(java.util.Comparator.comparingInt(String::length)).orElse(null);
+            if (question == null) continue;
+            Injection injection = responder.injectionFor(question);
+            String expected = injection.category() == null ? "llm_output_invalid" : injection.category();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\[([a-z_]+)\\] ").matcher(prompt);
+            while (m.find()) {
+                if (!m.group(1).equals(expected)) wrong.add("correction prompt names " + m.group(1) + " beside injected " + expected + ": " + question);
+            }
+        }
+        assertTrue(wrong.isEmpty(), "faults that ended elsewhere or unrepaired:\n" + String.join("\n", wrong));
     }
 
     @Test

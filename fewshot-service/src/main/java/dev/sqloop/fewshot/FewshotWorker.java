@@ -56,7 +56,7 @@ public final class FewshotWorker {
         // (SQLOOP_FEWSHOT_SCHEMA_JDBC_<NAME>) otherwise.
         SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> datasources.find(ds).isPresent()
                 ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds), config.schemaName()),
-                embedder, SchemaLinker.Settings.DEFAULTS, clock);
+                embedder, SchemaLinker.Settings.fromEnv(env), clock);
         List<StageRunner<?>> runners = List.of(
                 KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
                         Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry),

@@ -22,6 +22,7 @@ final class StatusView {
             out.put("datasource", r.datasource());
             out.put("question", r.question());
             out.put("sql", r.sql());
+            out.put("lastRejectedSql", r.lastRejectedSql());
             out.put("attempts", r.attempts());
             out.put("reason", r.reason());
             if (r.errorCategory() != null) out.put("errorCategory", r.errorCategory());

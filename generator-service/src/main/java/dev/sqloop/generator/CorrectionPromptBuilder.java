@@ -38,8 +38,11 @@ public final class CorrectionPromptBuilder {
         Optional<ErrorPatternRegistry.ErrorPattern> pattern = Optional.empty();
         if (evidence == Evidence.INCLUDED) {
             p.append("Error:\n");
-            task.issues().stream().limit(MAX_ISSUES).forEach(i -> p.append(describe(i)).append('\n'));
-            if (task.issues().isEmpty()) p.append("unknown error\n");
+            // Hints (heuristic doubts) are left out: the SQL fails for its errors, and a hint about a correct part
+            // would make the model "repair" what was right.
+            List<Issue> errors = errors(task.issues());
+            errors.stream().limit(MAX_ISSUES).forEach(i -> p.append(describe(i)).append('\n'));
+            if (errors.isEmpty()) p.append("unknown error\n");
             pattern = registry.match(dialect, primary.message());
         }
         p.append('\n');
@@ -60,15 +63,23 @@ public final class CorrectionPromptBuilder {
         return p.toString();
     }
 
-    /** The issue that decides the strategy: the first one, or a neutral one when a stage reported none. */
+    /** The issue that decides the strategy: the first error, or a neutral one when a stage reported none. */
     static Issue primaryIssue(List<Issue> issues) {
-        return issues.isEmpty() ? Issue.of("repair", ErrorCategory.UNKNOWN, "") : issues.getFirst();
+        List<Issue> errors = errors(issues);
+        return errors.isEmpty() ? Issue.of("repair", ErrorCategory.UNKNOWN, "") : errors.getFirst();
+    }
+
+    static List<Issue> errors(List<Issue> issues) {
+        return issues.stream().filter(Issue::error).toList();
     }
 
     private static String describe(Issue issue) {
         StringBuilder s = new StringBuilder("[").append(issue.category().wireName()).append("] ")
                 .append(clip(cutStackTrace(issue.message()), MAX_ERROR_CHARS));
-        if (issue.identifier() != null && !issue.identifier().isBlank() && !issue.message().contains(issue.identifier())) {
+        if (issue.category() == ErrorCategory.SYNTAX_ERROR && issue.identifier() != null && !issue.identifier().isBlank()) {
+            // Quote the token the parser stopped at: a model that does not see its own slip (SELEC, FORM) repeats it.
+            s.append(" Offending token: '").append(issue.identifier()).append("'.");
+        } else if (issue.identifier() != null && !issue.identifier().isBlank() && !issue.message().contains(issue.identifier())) {
             s.append(" (at ").append(issue.identifier()).append(')');
         }
         if (!issue.candidates().isEmpty()) {

@@ -13,7 +13,6 @@ import dev.sqloop.common.message.QuestionTask;
 public final class PromptBuilder {
     /** Examples beyond this add tokens without adding much; the retriever usually sends 3-5. */
     private static final int MAX_EXAMPLES = 5;
-    private static final int MAX_SAMPLE_VALUES = 3;
 
     private final boolean jsonMode;
 
@@ -26,22 +25,7 @@ public final class PromptBuilder {
         s.append("Write ").append(dialect.displayName()).append(" SQL that answers the user's question.\n\n");
         LinkedSchema schema = task.linkedSchema();
         if (schema != null && !schema.tables().isEmpty()) {
-            s.append("## Schema\n");
-            for (LinkedSchema.Table t : schema.tables()) {
-                s.append("TABLE ").append(t.name());
-                if (t.description() != null && !t.description().isBlank()) s.append(" -- ").append(t.description());
-                s.append('\n');
-                for (LinkedSchema.Column c : t.columns()) {
-                    s.append("  ").append(c.name());
-                    if (c.type() != null) s.append(' ').append(c.type());
-                    if (c.description() != null && !c.description().isBlank()) s.append(" -- ").append(c.description());
-                    if (!c.sampleValues().isEmpty()) {
-                        s.append(" (e.g. ").append(String.join(", ",
-                                c.sampleValues().subList(0, Math.min(MAX_SAMPLE_VALUES, c.sampleValues().size())))).append(')');
-                    }
-                    s.append('\n');
-                }
-            }
+            s.append("## Schema\n").append(schema.render());
             s.append('\n');
         }
         s.append("## Rules\n")

@@ -24,7 +24,7 @@ public record RepairDecision(boolean retry, String reason, ErrorCategory categor
             return stop(Outcomes.MAX_ATTEMPTS, primary.category(),
                     "attempt " + task.attempt() + " of " + task.maxAttempts() + " failed: " + primary.message());
         }
-        Optional<Issue> fatal = task.issues().stream().filter(i -> !i.category().retryable()).findFirst();
+        Optional<Issue> fatal = task.issues().stream().filter(i -> i.error() && !i.category().retryable()).findFirst();
         if (fatal.isPresent()) {
             return stop(Outcomes.NON_RETRYABLE, fatal.get().category(),
                     fatal.get().category().wireName() + " cannot be fixed by new SQL: " + fatal.get().message());

@@ -52,6 +52,27 @@ class CorrectionPromptBuilderTest {
     }
 
     @Test
+    void shouldQuoteTheOffendingTokenOfASyntaxError() {
+        Issue i = new Issue("static-validate", ErrorCategory.SYNTAX_ERROR,
+                "'SELEC' is not a SQL keyword (did you mean SELECT?): Encountered unexpected token: \"SELEC\" at line 1, column 1.",
+                "SELEC", List.of());
+        String p = WITH_EVIDENCE.build(failed(1, null, "SELEC region FROM sales", i), Dialect.POSTGRES);
+        assertTrue(p.contains("Offending token: 'SELEC'."), p);
+        assertTrue(p.contains("line 1, column 1"), p);
+    }
+
+    @Test
+    void shouldLeaveHintsOutOfTheCorrectionPrompt() {
+        Issue error = new Issue("static-validate", ErrorCategory.COLUMN_NOT_FOUND, "column regionn does not exist in sales", "regionn", List.of("region"));
+        Issue hint = Issue.hint("static-validate", ErrorCategory.CONSTRAINT_VIOLATION, "question asks for the top 6, SQL has no LIMIT", "LIMIT");
+        QuestionTask t = failed(1, null, "SELECT regionn FROM sales", error).withIssues(List.of(hint, error));
+        String p = WITH_EVIDENCE.build(t, Dialect.TRINO);
+        assertTrue(p.contains("regionn does not exist"), p);
+        assertFalse(p.contains("LIMIT"), "a hint about a part that may be right stays out: " + p);
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, CorrectionPromptBuilder.primaryIssue(t.issues()).category());
+    }
+
+    @Test
     void shouldKeepAggregationsWhenFixingGroupBy() {
         String p = prompt(ErrorCategory.AGGREGATION_ERROR, "SELECT region, sum(amount) FROM sales",
                 "line 1:8: 'region' must be an aggregate expression or appear in GROUP BY clause");

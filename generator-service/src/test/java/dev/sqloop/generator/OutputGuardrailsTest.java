@@ -49,6 +49,16 @@ class OutputGuardrailsTest {
     }
 
     @Test
+    void shouldPassAStatementWithAKeywordTypoOnToTheParser() {
+        // The parser names the token and its position; "prose" would name neither.
+        assertEquals("SELEC name FROM t", valid("SELEC name FROM t"));
+        assertEquals("SLECT name FROM t WHERE x = 1", valid("```sql\nSLECT name FROM t WHERE x = 1\n```"));
+        assertEquals("WTIH a AS (SELECT 1 AS x) SELECT x FROM a", valid("WTIH a AS (SELECT 1 AS x) SELECT x FROM a"));
+        assertTrue(invalid("To answer this you would look at the relevant table and count the matching rows.").contains("prose"));
+        assertTrue(invalid("Sure, here it is").contains("prose"));
+    }
+
+    @Test
     void shouldRejectPromptEcho() {
         assertTrue(invalid("## Schema\nTABLE sales\n## Rules\n- Exactly one").contains("echoed"));
         assertTrue(invalid("SELECT 1 Failed SQL: SELECT 1").contains("echoed"));

@@ -229,6 +229,24 @@ public final class JSqlDialectParser implements DialectParser {
             return first;
         }
 
+        /** The aggregation check's view of a block (see {@link QueryScope.Grouping}). */
+        private QueryScope.Grouping grouping(PlainSelect ps) {
+            List<String> keys = new ArrayList<>();
+            boolean grouped = ps.getGroupBy() != null;
+            if (grouped) {
+                ExpressionList<?> g = ps.getGroupBy().getGroupByExpressionList();
+                if (g != null) for (Object e : g) keys.add(QueryScope.lower(e.toString()));
+                if (ps.getGroupBy().getGroupingSets() != null && !ps.getGroupBy().getGroupingSets().isEmpty()) keys.add(null);
+            }
+            List<QueryScope.Grouping.Item> items = new ArrayList<>();
+            for (SelectItem<?> item : ps.getSelectItems()) {
+                Expression e = item.getExpression();
+                items.add(new QueryScope.Grouping.Item(QueryScope.lower(String.valueOf(e)), e instanceof Column c ? columnName(c) : null,
+                        item.getAlias() == null ? null : QueryScope.lower(unquote(item.getAlias().getName()))));
+            }
+            return new QueryScope.Grouping(grouped, java.util.Collections.unmodifiableList(keys), List.copyOf(items));
+        }
+
         private QueryScope plain(PlainSelect ps, QueryScope parent, Map<String, Cte> ctes) throws SqlRejection {
             if ((ps.getIntoTables() != null && !ps.getIntoTables().isEmpty()) || ps.getIntoTempTable() != null
                     || ps.getMySqlSelectIntoClause() != null) {
@@ -280,6 +298,7 @@ public final class JSqlDialectParser implements DialectParser {
                     for (ExpressionList<?> set : ps.getGroupBy().getGroupingSets()) for (Object e : set) walk((Expression) e, ctx);
                 }
             }
+            scope.grouping(grouping(ps));
             walk(ps.getHaving(), ctx);
             walk(ps.getQualify(), ctx);
             if (ps.getWindowDefinitions() != null) {

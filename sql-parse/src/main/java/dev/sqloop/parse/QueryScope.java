@@ -107,6 +107,26 @@ public final class QueryScope {
         usingColumns.add(lower(name));
     }
 
+    /**
+     * What the aggregation check needs of one SELECT block, as written: whether it has a GROUP BY, the GROUP BY keys'
+     * texts (null keys: grouping sets, ROLLUP, CUBE — not modelled), and each select item's text, its column when the
+     * item is a bare column, and its alias. Texts are lower-cased.
+     */
+    public record Grouping(boolean grouped, List<String> keys, List<Item> items) {
+        public record Item(String text, ObjectName column, String alias) {}
+    }
+
+    private Grouping grouping;
+
+    public void grouping(Grouping g) {
+        grouping = g;
+    }
+
+    /** The block's grouping facts, or null when the parser did not record them. */
+    public Grouping grouping() {
+        return grouping;
+    }
+
     public void markLenient() {
         lenient = true;
     }

@@ -220,10 +220,39 @@ public final class TrinoDialectParser implements DialectParser {
                 anyGroupBy = true;
                 walker.process(g, ctx);
             });
+            scope.grouping(grouping(spec));
             spec.getHaving().ifPresent(e -> walker.process(e, ctx));
             for (WindowDefinition w : spec.getWindows()) walker.process(w.getWindow(), ctx);
             spec.getOrderBy().ifPresent(o -> walker.process(o, ctx));
             return scope;
+        }
+
+        /** The aggregation check's view of a block (see {@link QueryScope.Grouping}). */
+        private static QueryScope.Grouping grouping(QuerySpecification spec) {
+            List<String> keys = new ArrayList<>();
+            spec.getGroupBy().ifPresent(g -> {
+                for (io.trino.sql.tree.GroupingElement el : g.getGroupingElements()) {
+                    if (el instanceof io.trino.sql.tree.SimpleGroupBy simple) {
+                        simple.getExpressions().forEach(e -> keys.add(QueryScope.lower(io.trino.sql.ExpressionFormatter.formatExpression(e))));
+                    } else {
+                        keys.add(null);
+                    }
+                }
+            });
+            List<QueryScope.Grouping.Item> items = new ArrayList<>();
+            for (SelectItem item : spec.getSelect().getSelectItems()) {
+                if (item instanceof SingleColumn col) {
+                    Expression e = col.getExpression();
+                    ObjectName column = e instanceof Identifier id ? new ObjectName(List.of(QueryScope.lower(id.getValue())))
+                            : e instanceof DereferenceExpression d && d.getBase() instanceof Identifier b && d.getField().isPresent()
+                            ? new ObjectName(List.of(QueryScope.lower(b.getValue()), QueryScope.lower(d.getField().get().getValue()))) : null;
+                    items.add(new QueryScope.Grouping.Item(QueryScope.lower(io.trino.sql.ExpressionFormatter.formatExpression(e)), column,
+                            col.getAlias().map(a -> QueryScope.lower(a.getValue())).orElse(null)));
+                } else {
+                    items.add(new QueryScope.Grouping.Item("*", null, null));
+                }
+            }
+            return new QueryScope.Grouping(spec.getGroupBy().isPresent(), java.util.Collections.unmodifiableList(keys), List.copyOf(items));
         }
 
         private static QueryScope.OutputItem implicitName(Expression e) {

@@ -1,6 +1,7 @@
 package dev.sqloop.validator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,6 +67,21 @@ class StaticValidateStageTest {
     }
 
     @Test
+    void shouldCallAKeywordTypoASyntaxErrorNamingTheTokenAndItsPosition() {
+        for (Dialect d : List.of(Dialect.DUCKDB, Dialect.POSTGRES, Dialect.TRINO, Dialect.SPARKSQL, Dialect.HIVE)) {
+            for (String sql : List.of("SELEC id FROM orders", "SLECT id FROM orders", "WTIH x AS (SELECT id FROM orders) SELECT id FROM x")) {
+                Issue issue = StaticValidator.validate(sql, new ValidationTarget(d, SampleCatalog.create()), null).getFirst();
+                assertEquals(ErrorCategory.SYNTAX_ERROR, issue.category(), d + ": " + sql + " → " + issue);
+                assertEquals(sql.substring(0, sql.indexOf(' ')), issue.identifier(), d + ": " + issue);
+                assertTrue(issue.message().contains("line 1") || issue.message().contains("1:"), d + ": " + issue.message());
+            }
+            Issue slip = StaticValidator.validate("SELECT id FORM orders", new ValidationTarget(d, SampleCatalog.create()), null).getFirst();
+            assertEquals(ErrorCategory.SYNTAX_ERROR, slip.category(), d + ": " + slip);
+            assertEquals("FORM", slip.identifier(), d + ": " + slip.message());
+        }
+    }
+
+    @Test
     void shouldSendWritesToRepairAsReadOnlyViolations() {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT 1; DROP TABLE orders", null));
         assertEquals("repair", out.kind());
@@ -73,37 +89,37 @@ class StaticValidateStageTest {
     }
 
     @Test
-    void shouldSendConstraintViolationsToRepair() {
+    void shouldRunSqlWhoseOnlyIssuesAreHintsAndKeepThemInTheTrace() {
+        // "the top 5" is read from the wording: a hint, never a reason to refuse otherwise valid SQL, on any attempt.
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT id FROM orders ORDER BY amount DESC",
                 new NlConstraints(null, null, "desc", 5, null)));
-        Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
-        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
-        assertEquals("question asks for the top 5, SQL has no LIMIT", issue.message());
-    }
-
-    @Test
-    void shouldLetConstraintOnlyIssuesPassAfterTheFirstAttemptButKeepThemInTheTrace() {
-        QuestionTask second = task("shop", "SELECT id FROM orders ORDER BY amount DESC", new NlConstraints(null, null, "desc", 5, null))
-                .nextAttempt("fix it").withSql("SELECT id FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
-        Outcome.Send out = (Outcome.Send) stage.process(second);
         assertEquals(Topics.EXECUTE.name(), out.emissions().get(0).topic());
         AttemptEvent event = assertInstanceOf(AttemptEvent.class, out.emissions().get(1).message());
-        assertEquals("pass-with-warnings", event.decision());
-        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, event.issues().getFirst().category());
-
-        QuestionTask secondWithRealError = second.withSql("SELECT amout FROM orders ORDER BY amount DESC", TokenUsage.ZERO);
-        Outcome.Send repaired = (Outcome.Send) stage.process(secondWithRealError);
-        assertEquals(Topics.REPAIR_FEEDBACK.name(), repaired.emissions().get(0).topic(), "other issues still go to repair");
+        assertEquals("pass-with-hints", event.decision());
+        Issue hint = event.issues().getFirst();
+        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, hint.category());
+        assertTrue(hint.hint());
+        assertEquals("question asks for the top 5, SQL has no LIMIT", hint.message());
     }
 
     @Test
-    void shouldNameTheColumnsAMissingGroupByNeeds() {
-        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT status, count(*) AS n FROM orders",
+    void shouldPutErrorsBeforeHintsWhenBothAreFound() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT amout FROM orders ORDER BY amount DESC",
+                new NlConstraints(null, null, "desc", 5, null)));
+        assertEquals(Topics.REPAIR_FEEDBACK.name(), out.emissions().get(0).topic(), "an error goes to repair");
+        List<Issue> issues = ((QuestionTask) out.emissions().get(0).message()).issues();
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issues.get(0).category());
+        assertFalse(issues.get(0).hint());
+        assertTrue(issues.get(1).hint(), "the LIMIT doubt rides along as a hint");
+    }
+
+    @Test
+    void shouldKeepTheGroupingHintWithTheColumnsItWouldNeed() {
+        Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT count(*) AS n FROM orders",
                 new NlConstraints(null, true, null, null, null)));
-        Issue issue = ((QuestionTask) out.emissions().get(0).message()).issues().getFirst();
-        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
-        assertEquals("question asks for a result per group, SQL has no GROUP BY; group by the non-aggregated columns: status", issue.message());
-        assertEquals(List.of("status"), issue.candidates());
+        assertEquals(Topics.EXECUTE.name(), out.emissions().get(0).topic(), "a per-group wording alone does not refuse SQL");
+        AttemptEvent event = assertInstanceOf(AttemptEvent.class, out.emissions().get(1).message());
+        assertEquals("question asks for a result per group, SQL has no GROUP BY", event.issues().getFirst().message());
     }
 
     @Test

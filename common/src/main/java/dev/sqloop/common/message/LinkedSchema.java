@@ -8,6 +8,38 @@ public record LinkedSchema(List<Table> tables) {
         tables = tables == null ? List.of() : List.copyOf(tables);
     }
 
+    /** Sample values shown per column in a prompt. */
+    public static final int MAX_SAMPLE_VALUES = 3;
+
+    /**
+     * The schema section of a prompt: {@code TABLE name -- description}, then one line per column with its type,
+     * description and up to {@link #MAX_SAMPLE_VALUES} sample values. The linker sizes its budget on this text.
+     */
+    public String render() {
+        StringBuilder s = new StringBuilder();
+        for (Table t : tables) {
+            s.append("TABLE ").append(t.name());
+            if (t.description() != null && !t.description().isBlank()) s.append(" -- ").append(t.description());
+            s.append('\n');
+            for (Column c : t.columns()) {
+                s.append("  ").append(c.name());
+                if (c.type() != null) s.append(' ').append(c.type());
+                if (c.description() != null && !c.description().isBlank()) s.append(" -- ").append(c.description());
+                if (!c.sampleValues().isEmpty()) {
+                    s.append(" (e.g. ").append(String.join(", ",
+                            c.sampleValues().subList(0, Math.min(MAX_SAMPLE_VALUES, c.sampleValues().size())))).append(')');
+                }
+                s.append('\n');
+            }
+        }
+        return s.toString();
+    }
+
+    /** A prompt text's size in LLM tokens, estimated as one token per four characters (the usual rule for English and SQL). */
+    public static int estimateTokens(String text) {
+        return text == null ? 0 : (text.length() + 3) / 4;
+    }
+
     public record Table(String name, String description, List<Column> columns) {
         public Table {
             columns = columns == null ? List.of() : List.copyOf(columns);

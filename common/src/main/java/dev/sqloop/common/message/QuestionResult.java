@@ -12,6 +12,10 @@ import java.util.Objects;
  *
  * @param status {@code succeeded} or {@code failed}
  * @param reason one of {@link Outcomes}: why it ended
+ * @param sql the SQL that ran: set only when the question succeeded, so a consumer that runs each result's
+ *     {@code sql} never runs a refused statement
+ * @param lastRejectedSql on a failure, the text of the last attempt (what was refused: a write statement,
+ *     SQL the engine rejected, prose); null on success
  */
 public record QuestionResult(
         int schemaVersion,
@@ -25,6 +29,7 @@ public record QuestionResult(
         ErrorCategory errorCategory,
         String errorMessage,
         String sql,
+        String lastRejectedSql,
         int attempts,
         List<Issue> issues,
         Execution execution,
@@ -46,6 +51,11 @@ public record QuestionResult(
         usage = usage == null ? TokenUsage.ZERO : usage;
         timings = timings == null ? Map.of() : Map.copyOf(timings);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        if (!SUCCEEDED.equals(status) && sql != null) {
+            // A failure never carries runnable-looking SQL in `sql`: what was refused moves to lastRejectedSql.
+            lastRejectedSql = lastRejectedSql == null ? sql : lastRejectedSql;
+            sql = null;
+        }
     }
 
     public static QuestionResult succeeded(QuestionTask task, Instant now) {
@@ -60,7 +70,8 @@ public record QuestionResult(
     private static QuestionResult of(QuestionTask t, String status, String reason, ErrorCategory category, String message,
                                      Instant now) {
         return new QuestionResult(CURRENT_SCHEMA_VERSION, t.questionId(), t.tenant(), t.batchId(), t.datasource(),
-                t.question(), status, reason, category, message, t.sql(), t.attempt(), t.issues(), t.execution(),
+                t.question(), status, reason, category, message, SUCCEEDED.equals(status) ? t.sql() : null,
+                SUCCEEDED.equals(status) ? null : t.sql(), t.attempt(), t.issues(), t.execution(),
                 t.usage(), t.timings(), t.submittedAt(), now, t.metadata());
     }
 

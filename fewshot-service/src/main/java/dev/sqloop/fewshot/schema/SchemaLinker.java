@@ -17,15 +17,34 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
 /**
- * Links a question to the part of a datasource's schema it needs: tables ranked by the similarity of the question
- * to each table's and each column's name and description (embedded once per datasource and cached), plus lexical
- * matches of table names, column names and sample values. The result travels in the message for every attempt.
+ * Links a question to the part of a datasource's schema it needs. A schema whose prompt section fits the token
+ * budget is given whole: a dropped table costs the model the answer, while a few hundred tokens cost little.
+ * A larger one is ranked by the similarity of the question to each table's and each column's name and
+ * description (embedded once per datasource and cached), plus lexical matches of table names, column names and
+ * sample values; the best tables are kept, then the tables that join two kept tables (bridge tables such as
+ * {@code writes} between {@code author} and {@code paper}), then the next-ranked and joined tables while the budget
+ * lasts. A wide table keeps its key and join columns. The result travels in the message, so every retry reuses it.
  */
 public final class SchemaLinker {
 
-    /** How many tables and columns a linked schema keeps, and how long a datasource's schema is cached. */
-    public record Settings(int maxTables, int maxColumns, double margin, Duration cacheTtl) {
-        public static final Settings DEFAULTS = new Settings(4, 25, 0.35, Duration.ofMinutes(10));
+    /**
+     * How a linked schema is sized, and how long a datasource's schema is cached.
+     *
+     * @param maxTables tables always kept by rank when the schema is over budget (more join in while the budget lasts)
+     * @param maxColumns columns per table beyond which a table keeps its key, join and best-matching columns only
+     * @param margin ranked tables scoring below the best by more than this are not kept by rank alone
+     * @param tokenBudget estimated tokens ({@link LinkedSchema#estimateTokens}) of the schema section: a whole schema
+     *     up to this size is given whole, and a linked one is filled up to it
+     */
+    public record Settings(int maxTables, int maxColumns, double margin, Duration cacheTtl, int tokenBudget) {
+        public static final Settings DEFAULTS = new Settings(4, 25, 0.35, Duration.ofMinutes(10), 1200);
+
+        /** {@code SQLOOP_SCHEMA_TOKEN_BUDGET}, {@code SQLOOP_SCHEMA_MAX_TABLES}, {@code SQLOOP_SCHEMA_MAX_COLUMNS}. */
+        public static Settings fromEnv(dev.sqloop.common.config.EnvConfig env) {
+            return new Settings(env.integer("SQLOOP_SCHEMA_MAX_TABLES", DEFAULTS.maxTables(), 1, 1000),
+                    env.integer("SQLOOP_SCHEMA_MAX_COLUMNS", DEFAULTS.maxColumns(), 1, 10_000), DEFAULTS.margin(),
+                    DEFAULTS.cacheTtl(), env.integer("SQLOOP_SCHEMA_TOKEN_BUDGET", DEFAULTS.tokenBudget(), 0, 1_000_000));
+        }
     }
 
     private record Indexed(SchemaSource.TableInfo table, float[] vector, List<float[]> columnVectors,
@@ -53,18 +72,81 @@ public final class SchemaLinker {
     public LinkedSchema link(String datasource, String question, float[] questionVector) throws Exception {
         List<Indexed> tables = tables(datasource);
         if (tables.isEmpty()) return new LinkedSchema(List.of());
+        LinkedSchema whole = new LinkedSchema(tables.stream().map(t -> whole(t.table())).toList());
+        if (LinkedSchema.estimateTokens(whole.render()) <= settings.tokenBudget()) return whole;
         Set<String> words = stems(Questions.words(question));
         String lowerQuestion = question.toLowerCase(Locale.ROOT);
         List<Ranked> ranked = new ArrayList<>();
         for (Indexed t : tables) ranked.add(rank(t, questionVector, words, lowerQuestion));
         ranked.sort(Comparator.comparingDouble(Ranked::score).reversed());
         double best = ranked.getFirst().score();
-        List<LinkedSchema.Table> out = new ArrayList<>();
+        java.util.LinkedHashMap<String, Ranked> kept = new java.util.LinkedHashMap<>();
         for (Ranked r : ranked) {
-            if (out.size() >= settings.maxTables() || (!out.isEmpty() && r.score() < best - settings.margin())) break;
-            out.add(toLinked(r));
+            if (kept.size() >= settings.maxTables() || (!kept.isEmpty() && r.score() < best - settings.margin())) break;
+            kept.put(r.table().table().name(), r);
+        }
+        // Bridge tables: one that joins two kept tables that do not join each other (author — writes — paper).
+        List<Ranked> keptNow = List.copyOf(kept.values());
+        for (int a = 0; a < keptNow.size(); a++) {
+            for (int b = a + 1; b < keptNow.size(); b++) {
+                SchemaSource.TableInfo x = keptNow.get(a).table().table();
+                SchemaSource.TableInfo y = keptNow.get(b).table().table();
+                if (!joinColumns(x, y).isEmpty()) continue;
+                for (Ranked r : ranked) {
+                    SchemaSource.TableInfo z = r.table().table();
+                    if (!kept.containsKey(z.name()) && !joinColumns(x, z).isEmpty() && !joinColumns(y, z).isEmpty()) {
+                        kept.put(z.name(), r);
+                        break;
+                    }
+                }
+            }
+        }
+        // Fill the budget: next the tables joined to a kept one, then the rest, in rank order.
+        List<Ranked> candidates = new ArrayList<>();
+        for (Ranked r : ranked) if (!kept.containsKey(r.table().table().name()) && joinsAny(r, kept.values())) candidates.add(r);
+        for (Ranked r : ranked) if (!kept.containsKey(r.table().table().name()) && !candidates.contains(r)) candidates.add(r);
+        List<LinkedSchema.Table> out = new ArrayList<>(kept.values().stream().map(r -> toLinked(r, kept.values())).toList());
+        int used = LinkedSchema.estimateTokens(new LinkedSchema(out).render());
+        for (Ranked r : candidates) {
+            LinkedSchema.Table t = toLinked(r, kept.values());
+            int cost = LinkedSchema.estimateTokens(new LinkedSchema(List.of(t)).render());
+            if (used + cost > settings.tokenBudget()) continue;
+            out.add(t);
+            used += cost;
         }
         return new LinkedSchema(out);
+    }
+
+    private static LinkedSchema.Table whole(SchemaSource.TableInfo t) {
+        return new LinkedSchema.Table(t.name(), t.description(), t.columns().stream()
+                .map(c -> new LinkedSchema.Column(c.name(), c.type(), c.description(), c.sampleValues())).toList());
+    }
+
+    private static boolean joinsAny(Ranked r, java.util.Collection<Ranked> kept) {
+        return kept.stream().anyMatch(k -> !joinColumns(k.table().table(), r.table().table()).isEmpty());
+    }
+
+    /**
+     * The columns two tables can be joined on, inferred from names (foreign keys are often not declared): a column
+     * name both hold that looks like a key ({@code business_id}, {@code aid}, {@code flight_code}), or one table's
+     * {@code <other table>_id} / {@code <other table>id} matching the other's key.
+     */
+    static Set<String> joinColumns(SchemaSource.TableInfo a, SchemaSource.TableInfo b) {
+        if (a.name().equalsIgnoreCase(b.name())) return Set.of();
+        Set<String> bNames = new HashSet<>();
+        b.columns().forEach(c -> bNames.add(c.name().toLowerCase(Locale.ROOT)));
+        Set<String> out = new java.util.LinkedHashSet<>();
+        for (SchemaSource.ColumnInfo c : a.columns()) {
+            String n = c.name().toLowerCase(Locale.ROOT);
+            if (bNames.contains(n) && keyLike(n)) out.add(n);
+        }
+        return out;
+    }
+
+    static boolean keyLike(String column) {
+        String n = column.toLowerCase(Locale.ROOT);
+        return n.endsWith("id") || n.endsWith("_key") || n.endsWith("code") || n.endsWith("_no") || n.endsWith("_num")
+                || n.endsWith("number") || n.endsWith("_name") && n.length() > 5;
     }
 
     /** Drops the cached schema of a datasource (after a migration). */
@@ -90,6 +172,13 @@ public final class SchemaLinker {
 
     private List<Indexed> load(String datasource) throws Exception {
         List<SchemaSource.TableInfo> infos = source.tables(datasource);
+        if (LinkedSchema.estimateTokens(new LinkedSchema(infos.stream().map(SchemaLinker::whole).toList()).render())
+                <= settings.tokenBudget()) {
+            // Given whole to every question: nothing to rank, so nothing to embed.
+            List<Indexed> plain = infos.stream().map(t -> new Indexed(t, null, List.of(), List.of(), Set.<String>of())).toList();
+            cache.put(datasource, new Cached(plain, clock.instant()));
+            return plain;
+        }
         List<String> texts = new ArrayList<>();
         for (SchemaSource.TableInfo t : infos) {
             texts.add(tableText(t));
@@ -133,13 +222,24 @@ public final class SchemaLinker {
         return new Ranked(t, score, columnScores);
     }
 
-    private LinkedSchema.Table toLinked(Ranked r) {
+    private LinkedSchema.Table toLinked(Ranked r, java.util.Collection<Ranked> kept) {
         List<SchemaSource.ColumnInfo> cols = r.table().table().columns();
         List<Integer> keep = IntStream.range(0, cols.size()).boxed().toList();
         if (cols.size() > settings.maxColumns()) {
-            // keep the best-matching columns, in the table's own order so keys stay first
-            keep = keep.stream().sorted(Comparator.comparingDouble((Integer j) -> r.columnScores()[j]).reversed())
-                    .limit(settings.maxColumns()).sorted().toList();
+            // key and join columns always; then the best-matching columns, in the table's own order
+            Set<String> joins = new HashSet<>();
+            for (Ranked k : kept) joins.addAll(joinColumns(r.table().table(), k.table().table()));
+            Set<Integer> must = new java.util.TreeSet<>();
+            for (int j = 0; j < cols.size(); j++) {
+                String n = cols.get(j).name().toLowerCase(Locale.ROOT);
+                if (joins.contains(n) || n.equals("id") || n.equals(r.table().table().name().toLowerCase(Locale.ROOT) + "_id")) must.add(j);
+            }
+            int room = Math.max(0, settings.maxColumns() - must.size());
+            Set<Integer> chosen = new java.util.TreeSet<>(must);
+            keep.stream().filter(j -> !must.contains(j))
+                    .sorted(Comparator.comparingDouble((Integer j) -> r.columnScores()[j]).reversed())
+                    .limit(room).forEach(chosen::add);
+            keep = List.copyOf(chosen);
         }
         List<LinkedSchema.Column> linked = keep.stream().map(cols::get)
                 .map(c -> new LinkedSchema.Column(c.name(), c.type(), c.description(), c.sampleValues())).toList();

@@ -29,6 +29,9 @@ class SchemaLinkerTest {
         warehouse = TestWarehouse.create(dir);
     }
 
+    /** Ranking only: a budget of 0 never gives a whole schema nor fills up with more tables. */
+    static final SchemaLinker.Settings RANKED = new SchemaLinker.Settings(4, 25, 0.35, java.time.Duration.ofMinutes(10), 0);
+
     private static LinkedSchema link(SchemaLinker linker, String question) throws Exception {
         return linker.link("shop", question, embedder.embed(question));
     }
@@ -44,7 +47,7 @@ class SchemaLinkerTest {
             Which order items have a quantity above 2?         | order_items
             """)
     void shouldRankTheRightTableFirst(String question, String table) throws Exception {
-        SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
+        SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, RANKED, Clock.systemUTC());
         LinkedSchema linked = link(linker, question);
         assertEquals(table, linked.tables().getFirst().name(), "tables ranked: " + linked.tables().stream().map(LinkedSchema.Table::name).toList());
         assertTrue(linked.tables().size() <= SchemaLinker.Settings.DEFAULTS.maxTables());
@@ -52,7 +55,7 @@ class SchemaLinkerTest {
 
     @Test
     void shouldCarryColumnsTypesDescriptionsAndSampleValuesOfLowCardinalityColumns() throws Exception {
-        SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
+        SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, RANKED, Clock.systemUTC());
         LinkedSchema.Table orders = link(linker, "How many orders are pending?").tables().getFirst();
         assertEquals("orders", orders.name());
         LinkedSchema.Column status = orders.columns().stream().filter(c -> c.name().equals("status")).findFirst().orElseThrow();
@@ -79,5 +82,56 @@ class SchemaLinkerTest {
         link(linker, "How many orders?");
         link(linker, "Which products are toys?");
         assertEquals(1, loads.get());
+    }
+
+    private static SchemaSource.TableInfo table(String name, String... columns) {
+        return new SchemaSource.TableInfo(name, "", java.util.Arrays.stream(columns)
+                .map(c -> new SchemaSource.ColumnInfo(c, "bigint", "", List.of())).toList());
+    }
+
+    private static final List<SchemaSource.TableInfo> SCHOLAR = List.of(
+            table("author", "authorid", "authorname"), table("paper", "paperid", "title", "year", "venueid", "numcitedby"),
+            table("writes", "paperid", "authorid"), table("venue", "venueid", "venuename"), table("keyphrase", "keyphraseid", "keyphrasename"),
+            table("paperkeyphrase", "paperid", "keyphraseid"), table("cite", "citingpaperid", "citedpaperid"),
+            table("dataset", "datasetid", "datasetname"), table("paperdataset", "paperid", "datasetid"), table("journal", "journalid", "journalname"));
+
+    @Test
+    void shouldGiveTheWholeSchemaWhenItFitsTheBudget() throws Exception {
+        SchemaLinker linker = new SchemaLinker(ds -> SCHOLAR, embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
+        LinkedSchema linked = link(linker, "How many papers did each author write?");
+        assertEquals(SCHOLAR.size(), linked.tables().size());
+        assertTrue(LinkedSchema.estimateTokens(linked.render()) <= SchemaLinker.Settings.DEFAULTS.tokenBudget());
+    }
+
+    @Test
+    void shouldAddTheBridgeTableBetweenTwoLinkedTables() throws Exception {
+        SchemaLinker linker = new SchemaLinker(ds -> SCHOLAR, embedder,
+                new SchemaLinker.Settings(2, 25, 1.0, java.time.Duration.ofMinutes(10), 0), Clock.systemUTC());
+        LinkedSchema linked = link(linker, "Which author names wrote a paper titled Deep Learning?");
+        List<String> names = linked.tables().stream().map(LinkedSchema.Table::name).toList();
+        assertTrue(names.containsAll(List.of("author", "paper", "writes")), names.toString());
+    }
+
+    @Test
+    void shouldFillTheBudgetWithJoinedTablesFirst() throws Exception {
+        SchemaLinker linker = new SchemaLinker(ds -> SCHOLAR, embedder,
+                new SchemaLinker.Settings(1, 25, 0.0, java.time.Duration.ofMinutes(10), 60), Clock.systemUTC());
+        LinkedSchema linked = link(linker, "Which venue names exist?");
+        assertTrue(LinkedSchema.estimateTokens(linked.render()) <= 60 || linked.tables().size() == 1, linked.render());
+        assertEquals("venue", linked.tables().getFirst().name());
+        assertEquals("paper", linked.tables().get(1).name(), "the table that joins the kept one comes next: " + linked.render());
+    }
+
+    @Test
+    void shouldKeepKeyAndJoinColumnsOfAWideTable() throws Exception {
+        List<SchemaSource.TableInfo> wide = List.of(table("flight", "flight_id", "airline_code", "from_airport", "to_airport",
+                        "departure_time", "arrival_time", "stops", "meal_code", "aircraft_code_sequence", "connections"),
+                table("airline", "airline_code", "airline_name", "note"));
+        SchemaLinker linker = new SchemaLinker(ds -> wide, embedder,
+                new SchemaLinker.Settings(2, 3, 1.0, java.time.Duration.ofMinutes(10), 0), Clock.systemUTC());
+        LinkedSchema linked = link(linker, "Which airline names have flights departing after 8?");
+        LinkedSchema.Table flight = linked.tables().stream().filter(t -> t.name().equals("flight")).findFirst().orElseThrow();
+        List<String> cols = flight.columns().stream().map(LinkedSchema.Column::name).toList();
+        assertTrue(cols.containsAll(List.of("flight_id", "airline_code")), cols.toString());
     }
 }

@@ -8,6 +8,8 @@ public enum Fault {
     FOREIGN_FUNCTION,
     TYPE_MISMATCH,
     SYNTAX_SLIP,
+    /** The first keyword misspelt ({@code SELEC …}): still SQL in shape, a syntax error to the parser. */
+    KEYWORD_TYPO,
     WRITE_STATEMENT,
     PROSE,
     /** Answers the gold SQL at once. */

@@ -21,8 +21,11 @@ import java.util.regex.Pattern;
  * correction prompt carries the evidence (the offending identifier or the error text) — otherwise it repeats
  * the faulty answer. So whether a question gets repaired measures whether the feedback reached the model.
  *
- * <p>A correction request is one whose user message says "regenerate" or "failed sql". The evidence is looked
- * for in the user message after removing the faulty answer and the question, which both contain it trivially.
+ * <p>Strict like an outside model: the question is the one named in the <em>last</em> user message (earlier turns
+ * and the system prompt may hold few-shot examples with other questions); a correction request is one whose last
+ * user message says "regenerate" or "failed sql"; and the evidence counts only when found in that message after
+ * removing the faulty answer (exactly or with its whitespace changed) and the question, which both contain it
+ * trivially. The system prompt never counts as evidence.
  */
 public final class OracleResponder implements Responder {
     private static final Set<String> KEYWORDS = Set.of("select", "from", "where", "group", "by", "order", "having",
@@ -88,12 +91,12 @@ public final class OracleResponder implements Responder {
 
     @Override
     public String respond(ChatCall call) {
-        String question = Questions.identify(gold.keySet(), call.user());
+        String question = Questions.identify(gold.keySet(), call.lastUser());
         if (question == null) return ScriptedResponder.UNKNOWN_QUESTION;
         Injection injection = injectionFor(question);
         if (injection.fault() == Fault.NONE) return format(injection.goldSql(), call.jsonMode());
-        boolean correction = isCorrection(call.user());
-        if (correction && carriesEvidence(call.user(), injection)) return format(injection.goldSql(), call.jsonMode());
+        boolean correction = isCorrection(call.lastUser());
+        if (correction && carriesEvidence(call.lastUser(), injection)) return format(injection.goldSql(), call.jsonMode());
         return injection.answerIsSql() ? format(injection.faultyAnswer(), call.jsonMode()) : injection.faultyAnswer();
     }
 
@@ -103,7 +106,9 @@ public final class OracleResponder implements Responder {
     }
 
     static boolean carriesEvidence(String user, Injection injection) {
-        String residue = remove(remove(user, injection.faultyAnswer()), injection.question()).toLowerCase(Locale.ROOT);
+        String squashed = Questions.squash(user);
+        String residue = remove(remove(remove(squashed, Questions.squash(injection.faultyAnswer())), injection.faultyAnswer()),
+                Questions.squash(injection.question())).toLowerCase(Locale.ROOT);
         return injection.evidence().stream().anyMatch(e -> residue.contains(e.toLowerCase(Locale.ROOT)));
     }
 
@@ -129,7 +134,7 @@ public final class OracleResponder implements Responder {
         sql = sql.strip();
         while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
         Fault fault = assigned.containsKey(question) ? assigned.get(question) : draw(question);
-        List<Fault> order = new ArrayList<>(List.of(fault, Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.PROSE));
+        List<Fault> order = new ArrayList<>(List.of(fault, Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO, Fault.PROSE));
         for (Fault f : order) {
             Injection i = tryInject(f, question, sql);
             if (i != null) return i;
@@ -156,6 +161,7 @@ public final class OracleResponder implements Responder {
             case FOREIGN_FUNCTION -> foreignFunction(q, sql);
             case TYPE_MISMATCH -> typeMismatch(q, sql);
             case SYNTAX_SLIP -> syntaxSlip(q, sql);
+            case KEYWORD_TYPO -> keywordTypo(q, sql);
             case WRITE_STATEMENT -> new Injection(Fault.WRITE_STATEMENT, q, sql, "CREATE TABLE tmp_answer AS " + sql,
                     "read_only_violation", "statement writes data (CREATE TABLE); only read-only queries are allowed",
                     "CREATE TABLE", List.of("create table"));
@@ -299,5 +305,18 @@ public final class OracleResponder implements Responder {
             default -> "line 1:" + (m.start() + 2) + ": mismatched input 'FORM'. Expecting: ',', 'FROM', 'GROUP', 'LIMIT', 'ORDER', 'WHERE', <EOF>";
         };
         return new Injection(Fault.SYNTAX_SLIP, q, sql, faulty, "syntax_error", message, "FORM", List.of("'form'", "\"form\""));
+    }
+
+    private Injection keywordTypo(String q, String sql) {
+        Matcher m = Pattern.compile("(?i)\\bSELECT\\b").matcher(sql);
+        if (!m.find()) return null;
+        String faulty = sql.substring(0, m.start()) + "SELEC" + sql.substring(m.end());
+        String message = switch (dialect) {
+            case "duckdb" -> "Parser Error: syntax error at or near \"SELEC\"";
+            case "sparksql", "spark" -> "[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.(line 1, pos " + m.start() + ")";
+            case "hive" -> "Error while compiling statement: FAILED: ParseException line 1:" + m.start() + " cannot recognize input near 'SELEC'";
+            default -> "line 1:" + (m.start() + 1) + ": mismatched input 'SELEC'. Expecting: 'ALTER', 'ANALYZE', 'CALL', 'SELECT', 'WITH', <query>";
+        };
+        return new Injection(Fault.KEYWORD_TYPO, q, sql, faulty, "syntax_error", message, "SELEC", List.of("'selec'", "\"selec\""));
     }
 }

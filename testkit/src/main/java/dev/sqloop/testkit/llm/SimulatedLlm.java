@@ -177,9 +177,11 @@ public final class SimulatedLlm implements AutoCloseable {
     private static ChatCall parse(String api, JsonNode body) {
         StringBuilder system = new StringBuilder();
         StringBuilder user = new StringBuilder();
+        String lastUser = "";
         for (JsonNode m : body.path("messages")) {
             String role = m.path("role").asText("");
             String content = text(m.path("content"));
+            if (role.equals("user")) lastUser = content;
             StringBuilder target = role.equals("system") ? system : role.equals("user") ? user : null;
             if (target == null) continue;
             if (!target.isEmpty()) target.append('\n');
@@ -193,7 +195,7 @@ public final class SimulatedLlm implements AutoCloseable {
             String type = body.path("response_format").path("type").asText("text");
             json = type.startsWith("json");
         }
-        return new ChatCall(api, body.path("model").asText(""), system.toString(), user.toString(), json);
+        return new ChatCall(api, body.path("model").asText(""), system.toString(), user.toString(), json, lastUser);
     }
 
     /** Content is a string, or (OpenAI) an array of parts whose text parts are concatenated. */

@@ -72,6 +72,22 @@ class OracleResponderTest {
         OracleResponder mixed = new OracleResponder(gold, OracleResponder.uniformMix(), "trino", 7);
         Map<Fault, Integer> seen = new EnumMap<>(Fault.class);
         gold.keySet().forEach(q -> seen.merge(mixed.injectionFor(q).fault(), 1, Integer::sum));
-        assertEquals(8, seen.size(), "every fault of the mix is drawn: " + seen);
+        assertEquals(Fault.values().length - 1, seen.size(), "every fault of the mix is drawn: " + seen);
+    }
+
+    @Test
+    void shouldAcceptEvidenceOnlyInTheLastUserMessageOutsideTheFaultySqlAndTheSystemPrompt() {
+        OracleResponder o = oracle(Fault.KEYWORD_TYPO, "trino");
+        Injection i = o.injectionFor(Q);
+        assertTrue(i.faultyAnswer().startsWith("SELEC "), i.faultyAnswer());
+        String bare = "Failed SQL:\n" + i.faultyAnswer() + "\n\nError:\n[syntax_error] the answer was prose\n\nFix and regenerate for: \"" + Q + "\"";
+        String firstAnswer = o.respond(new ChatCall("openai", "m", "s", Q, false));
+        // the faulty SQL itself (even re-spaced) holds SELEC: not evidence
+        assertEquals(firstAnswer, o.respond(new ChatCall("openai", "m", "s", bare.replace(i.faultyAnswer(), i.faultyAnswer().replace(" ", "  ")), false)));
+        // evidence in the system prompt or an earlier user turn does not count
+        assertEquals(firstAnswer, o.respond(new ChatCall("openai", "m", "Offending token: 'SELEC'", bare, false)));
+        assertEquals(firstAnswer, o.respond(new ChatCall("openai", "m", "s", "Offending token: 'SELEC'\n" + bare, false, bare)));
+        // quoted in the last user message, outside the SQL: the fix
+        assertEquals(fenced(GOLD), o.respond(new ChatCall("openai", "m", "s", bare + " Offending token: 'SELEC'.", false)));
     }
 }

@@ -13,9 +13,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Checks that the SQL does what the question demands ({@link NlConstraints}): the aggregate, grouping,
- * ordering direction, row limit and distinctness. Only positive demands are checked: a {@code false} for
- * grouping or distinctness cannot be told apart from "the question did not say", so it imposes nothing.
+ * Compares the SQL with what the question seems to demand ({@link NlConstraints}): the aggregate, grouping,
+ * ordering direction, row limit and distinctness. The demands are read from the wording by heuristics ("total
+ * number" may be a SUM of a count column, "earliest" may be MIN()), so every finding is a <em>hint</em>
+ * ({@link Issue#hint()}): it never fails a query on its own (see the validator's README). Only positive demands
+ * are compared: a {@code false} for grouping or distinctness cannot be told apart from "the question did not say".
  */
 public final class ConstraintCheck {
     private static final Map<String, Set<String>> AGGREGATES = Map.of(
@@ -49,7 +51,7 @@ public final class ConstraintCheck {
                     .filter(o -> o.name() != null && !o.aliased() && !o.star()).map(QueryScope.OutputItem::name).toList();
             String hint = plain.isEmpty() ? "" : "; group by the non-aggregated columns: " + String.join(", ", plain);
             issues.add(new Issue(SchemaCheck.STAGE, ErrorCategory.CONSTRAINT_VIOLATION,
-                    "question asks for a result per group, SQL has no GROUP BY" + hint, "GROUP BY", plain));
+                    "question asks for a result per group, SQL has no GROUP BY" + hint, "GROUP BY", plain, true));
         }
         if (c.orderDirection() != null && !c.orderDirection().isBlank()) {
             String wanted = c.orderDirection().trim().toLowerCase(Locale.ROOT).startsWith("desc") ? "desc" : "asc";
@@ -79,6 +81,6 @@ public final class ConstraintCheck {
     }
 
     private static Issue issue(String message, String identifier) {
-        return new Issue(SchemaCheck.STAGE, ErrorCategory.CONSTRAINT_VIOLATION, message, identifier, List.of());
+        return Issue.hint(SchemaCheck.STAGE, ErrorCategory.CONSTRAINT_VIOLATION, message, identifier);
     }
 }

@@ -22,7 +22,7 @@ import java.util.Set;
  * Checks a parsed query against a datasource's {@link SchemaCatalog}: tables exist (and are allowed: the
  * catalog holds only allowed tables), columns resolve through aliases, CTEs, subqueries, {@code *} and
  * {@code USING}, functions exist in the engine, and string literals compared with an indexed low-cardinality
- * column are among its values. It stays silent where it cannot be sure (a construct whose columns are not
+ * column are among its values (an error only for a value in the wrong case or spacing, else a hint). It stays silent where it cannot be sure (a construct whose columns are not
  * modelled): a false alarm would send a correct query to repair.
  */
 public final class SchemaCheck {
@@ -186,6 +186,13 @@ public final class SchemaCheck {
         return result;
     }
 
+    /**
+     * String literals compared with an indexed column. The index holds every distinct value of the column (the
+     * loader drops a column with more values than it may keep), so a literal outside it selects no rows. That is an
+     * error only when the literal is one of the values spelt in another case or spacing ('sunday' for 'Sunday'):
+     * then the query is evidently wrong. Any other absent literal is a hint: a question may rightly ask about a value
+     * the data does not hold (an empty answer is an answer), and the index may be older than the data.
+     */
     private void values() {
         for (ParsedQuery.ValueFilter f : query.filters()) {
             Optional<TableColumn> col = baseColumn(f.scope(), f.column());
@@ -194,10 +201,21 @@ public final class SchemaCheck {
             if (known.isEmpty()) continue;
             for (String v : f.values()) {
                 if (known.get().contains(v)) continue;
-                add(ErrorCategory.CONSTRAINT_VIOLATION, "value '" + v + "' never occurs in " + col.get().table().qualifiedName()
-                        + "." + col.get().column() + " (known values: " + preview(known.get()) + ")", v, NearNames.of(v, known.get()));
+                String where = col.get().table().qualifiedName() + "." + col.get().column();
+                List<String> sameLetters = known.get().stream().filter(k -> squash(k).equals(squash(v))).toList();
+                if (!sameLetters.isEmpty()) {
+                    add(ErrorCategory.CONSTRAINT_VIOLATION, "value '" + v + "' never occurs in " + where + "; it holds '"
+                            + sameLetters.getFirst() + "' (values are compared exactly)", v, sameLetters);
+                } else if (reported.add("hint|" + v)) {
+                    issues.add(new Issue(STAGE, ErrorCategory.CONSTRAINT_VIOLATION, "value '" + v + "' never occurs in " + where
+                            + " (known values: " + preview(known.get()) + ")", v, NearNames.of(v, known.get()), true));
+                }
             }
         }
+    }
+
+    private static String squash(String s) {
+        return s.replaceAll("\\s+", " ").strip().toLowerCase(java.util.Locale.ROOT);
     }
 
     private record TableColumn(TableSchema table, String column) {}
