@@ -107,7 +107,7 @@ class RetrieveExamplesStageTest {
         FewshotConfig similar = FewshotConfig.defaults().withShortcut(true, 0.5);
 
         Outcome.Send forB = run(similar, "tenant-b", question);
-        assertEquals(Topics.STATIC_VALIDATE, forB.emissions().getFirst().topic(), "b's own capture answers b's repeat question");
+        assertEquals(Topics.STATIC_VALIDATE.name(), forB.emissions().getFirst().topic(), "b's own capture answers b's repeat question");
         QuestionTask b = (QuestionTask) forB.emissions().getFirst().message();
         assertTrue(b.sql().contains("FROM supplier"), b.sql());
         assertTrue(b.examples().stream().noneMatch(e -> e.sql().contains("ANTARCTICA")), "a's example is not in b's prompt: " + b.examples());
