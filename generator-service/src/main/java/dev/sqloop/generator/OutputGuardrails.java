@@ -3,6 +3,7 @@ package dev.sqloop.generator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.sql.SqlTokens;
+import dev.sqloop.common.sql.Typos;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -71,31 +72,7 @@ public final class OutputGuardrails {
      * on); "prose" would name neither.
      */
     static boolean misspeltStatementStart(String first) {
-        if (first.length() < 3 || !first.chars().allMatch(c -> Character.isLetter(c) || c == '_')) return false;
-        for (String k : List.of("select", "with", "values")) {
-            if ((first.charAt(0) == k.charAt(0) || first.charAt(1) == k.charAt(1))
-                    && distance(first, k) <= (k.length() <= 4 ? 1 : 2)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Optimal-string-alignment distance (a transposition counts as one edit). */
-    private static int distance(String a, String b) {
-        int[][] d = new int[a.length() + 1][b.length() + 1];
-        for (int i = 0; i <= a.length(); i++) d[i][0] = i;
-        for (int j = 0; j <= b.length(); j++) d[0][j] = j;
-        for (int i = 1; i <= a.length(); i++) {
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        return d[a.length()][b.length()];
+        return first.chars().allMatch(c -> Character.isLetter(c) || c == '_') && Typos.misspeltQueryKeyword(first) != null;
     }
 
     private static String fromJson(String raw) {

@@ -1,5 +1,6 @@
 package dev.sqloop.parse;
 
+import dev.sqloop.common.sql.Typos;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -64,33 +65,9 @@ final class LeadingKeyword {
         return null;
     }
 
-    /** The query keyword a word is a slip of (at most two edits, same first or second letter), or null. */
+    /** The query keyword a word is a slip of, or null. */
     static String misspeltQueryStart(String word) {
-        if (word.length() < 3) return null;
-        for (String k : List.of("select", "with", "values")) {
-            if (!word.equals(k) && (word.charAt(0) == k.charAt(0) || word.charAt(1) == k.charAt(1))
-                    && distance(word, k) <= (k.length() <= 4 ? 1 : 2)) {
-                return k;
-            }
-        }
-        return null;
-    }
-
-    /** Optimal-string-alignment distance (a transposition counts as one edit). */
-    private static int distance(String a, String b) {
-        int[][] d = new int[a.length() + 1][b.length() + 1];
-        for (int i = 0; i <= a.length(); i++) d[i][0] = i;
-        for (int j = 0; j <= b.length(); j++) d[0][j] = j;
-        for (int i = 1; i <= a.length(); i++) {
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        return d[a.length()][b.length()];
+        return Typos.misspeltQueryKeyword(word);
     }
 
     static boolean startsQuery(String sql) {

@@ -285,7 +285,7 @@ public final class StageRunner<I> implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             boolean busy = partitions.stream().map(progress::get).anyMatch(p -> p != null && p.running() > 0);
             if (!busy) return;
-            sleepQuietly(Duration.ofMillis(10));
+            RecordHandler.Sleeper.REAL.sleep(Duration.ofMillis(10));
         }
         log.warn("stage {}: records of revoked partitions still running after {}; they will be processed again",
                 stage.name(), timeout);
@@ -297,7 +297,7 @@ public final class StageRunner<I> implements AutoCloseable {
         pending.clear();
         pendingCount.set(0);
         long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
-        while (busy.get() > 0 && System.nanoTime() < deadline) sleepQuietly(Duration.ofMillis(10));
+        while (busy.get() > 0 && System.nanoTime() < deadline) RecordHandler.Sleeper.REAL.sleep(Duration.ofMillis(10));
         if (busy.get() > 0) {
             log.warn("stage {}: {} records still in flight after {}; released for redelivery", stage.name(),
                     busy.get(), settings.shutdownTimeout());
@@ -394,16 +394,6 @@ public final class StageRunner<I> implements AutoCloseable {
     private void releaseSlot() {
         inFlight.decrementAndGet();
         dispatch();
-    }
-
-    private static boolean sleepQuietly(Duration d) {
-        try {
-            Thread.sleep(d);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 
     // ---------------------------------------------------------------- shutdown

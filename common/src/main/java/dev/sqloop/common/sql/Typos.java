@@ -1,0 +1,47 @@
+package dev.sqloop.common.sql;
+
+import java.util.List;
+
+/**
+ * Slips of the keyboard: the edit distance the validator uses for "did you mean" names, and the misspelt query
+ * keyword ({@code SELEC}, {@code WTIH}) that both the generator's guardrails and the parser read as an attempted
+ * statement — a syntax error with its token, never "prose".
+ */
+public final class Typos {
+    /** The words a read-only query starts with. */
+    public static final List<String> QUERY_KEYWORDS = List.of("select", "with", "values");
+
+    private Typos() {}
+
+    /**
+     * The query keyword {@code word} (lower case) is a slip of — at most one edit for short keywords, two for longer
+     * ones, with the same first or second letter — or null (also for the keyword itself).
+     */
+    public static String misspeltQueryKeyword(String word) {
+        if (word.length() < 3) return null;
+        for (String k : QUERY_KEYWORDS) {
+            if (!word.equals(k) && (word.charAt(0) == k.charAt(0) || word.charAt(1) == k.charAt(1))
+                    && distance(word, k) <= (k.length() <= 4 ? 1 : 2)) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    /** Optimal-string-alignment distance: Levenshtein with a transposition counted as one edit. */
+    public static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) d[i][0] = i;
+        for (int j = 0; j <= b.length(); j++) d[0][j] = j;
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+}
