@@ -46,7 +46,12 @@ public final class GatewayServer implements AutoCloseable {
             c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
             c.jetty.modifyServletContextHandler(handler -> handler.setErrorHandler(new JsonErrorHandler()));
         });
-        app.exception(ApiError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
+        app.exception(ApiError.class, (e, ctx) -> {
+            // A refused body is not read further: closing the connection stops Jetty from draining the rest of it
+            // (it would otherwise consume whatever is already arriving before it answers).
+            if (e.status() == 413) ctx.header("Connection", "close");
+            ctx.status(e.status()).json(e.body());
+        });
         app.exception(HttpResponseException.class, (e, ctx) ->
                 ctx.status(e.getStatus()).json(JsonErrorHandler.body(e.getStatus(), e.getMessage())));
         app.exception(Exception.class, (e, ctx) -> {
