@@ -47,8 +47,8 @@ public final class GatewayServer implements AutoCloseable {
             c.jetty.modifyServletContextHandler(handler -> handler.setErrorHandler(new JsonErrorHandler()));
         });
         app.exception(ApiError.class, (e, ctx) -> {
-            // A refused body is not read further: closing the connection stops Jetty from draining the rest of it
-            // (it would otherwise consume whatever is already arriving before it answers).
+            // The refused body is not read further by the gateway; the connection closes after the answer (Jetty
+            // discards, without buffering, only what has already arrived before it answers).
             if (e.status() == 413) ctx.header("Connection", "close");
             ctx.status(e.status()).json(e.body());
         });
