@@ -30,6 +30,10 @@ public final class ApiError extends RuntimeException {
         return status;
     }
 
+    public Integer line() {
+        return line;
+    }
+
     public ApiError atLine(int lineNumber) {
         return new ApiError(status, error, "line " + lineNumber + ": " + getMessage(), field, lineNumber);
     }

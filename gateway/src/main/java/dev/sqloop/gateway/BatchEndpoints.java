@@ -12,13 +12,15 @@ import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.gateway.Views.BatchStatus;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
+import java.io.Reader;
+import java.nio.charset.CharacterCodingException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,21 +50,30 @@ final class BatchEndpoints {
 
     /**
      * A batch is all-or-nothing: every line is validated first; one bad line refuses the whole batch with its
-     * line number and nothing is enqueued. Accepted batches are written in one Kafka transaction.
+     * line number and nothing is enqueued. Accepted batches are written in one Kafka transaction. The body is read
+     * as a stream, bounded in total ({@code maxBatchBytes}), per line or element ({@code maxLineBytes}) and in count
+     * ({@code maxBatchSize}); each bound is a 413 as soon as it is crossed.
+     *
+     * <p>A {@code clientId} names a question within its batch: it must be unique there (a repeat is a 400 naming both
+     * lines), and the question id is derived from tenant, batch and client id, so a later batch reusing a client id
+     * gets its own question and never touches an earlier batch's counts or {@code done}.
      */
     private void submit(Context ctx) throws IOException {
         String type = Http.mediaType(ctx);
-        List<QuestionRequest> requests = switch (type) {
-            case "application/json" -> readJsonArray(ctx.bodyInputStream());
-            case "application/x-ndjson", "application/jsonl", "application/json-lines" -> readJsonLines(ctx.bodyInputStream());
-            default -> throw new ApiError(415, "unsupported_media_type",
-                    "send a JSON array (application/json) or JSON lines (application/x-ndjson)", null, null);
-        };
+        List<QuestionRequest> requests;
+        try (InputStream in = Http.boundedBody(ctx, config.maxBatchBytes())) {
+            requests = switch (type) {
+                case "application/json" -> readJsonArray(in);
+                case "application/x-ndjson", "application/jsonl", "application/json-lines" -> readJsonLines(in);
+                default -> throw new ApiError(415, "unsupported_media_type",
+                        "send a JSON array (application/json) or JSON lines (application/x-ndjson)", null, null);
+            };
+        }
         if (requests.isEmpty()) throw ApiError.badRequest("the batch has no questions", null);
         String tenant = Auth.tenant(ctx);
         String batchId = UUID.randomUUID().toString();
         List<QuestionTask> tasks = new ArrayList<>(requests.size());
-        for (QuestionRequest r : requests) tasks.add(submitter.task(Submitter.questionId(tenant, r.clientId()), tenant, batchId, r));
+        for (QuestionRequest r : requests) tasks.add(submitter.task(Submitter.batchQuestionId(tenant, batchId, r.clientId()), tenant, batchId, r));
         submitter.submitBatch(new BatchManifest(0, batchId, tenant, tasks.size(), submitter.now()), tasks);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("batchId", batchId);
@@ -72,44 +83,78 @@ final class BatchEndpoints {
         ctx.status(202).json(out);
     }
 
+    /** Parsed questions plus the line (or element index) each client id was first seen on. */
+    private final class Collected {
+        final List<QuestionRequest> requests = new ArrayList<>();
+        final Map<String, Integer> clientIds = new HashMap<>();
+
+        void add(QuestionRequest r, int line) {
+            if (requests.size() >= config.maxBatchSize()) throw tooLarge();
+            if (r.clientId() != null) {
+                Integer first = clientIds.putIfAbsent(r.clientId(), line);
+                if (first != null) {
+                    throw new ApiError(400, "invalid_request", "clientId '" + r.clientId() + "' repeats the one on line " + first
+                            + "; client ids must be unique within a batch", "clientId", null).atLine(line);
+                }
+            }
+            requests.add(r);
+        }
+    }
+
+    /** A JSON array, parsed element by element from a strict UTF-8 reader; "line" in errors is the element's 1-based index. */
     private List<QuestionRequest> readJsonArray(InputStream in) throws IOException {
-        List<QuestionRequest> out = new ArrayList<>();
-        try (JsonParser p = mapper.getFactory().createParser(in)) {
+        Collected out = new Collected();
+        Reader reader = new InputStreamReader(in, Http.strictUtf8());
+        try (JsonParser p = mapper.getFactory().createParser(reader)) {
+            p.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
             if (p.nextToken() != JsonToken.START_ARRAY) throw ApiError.badRequest("a JSON batch must be an array of questions", null);
             int index = 0;
             while (p.nextToken() != JsonToken.END_ARRAY) {
                 index++;
                 if (index > config.maxBatchSize()) throw tooLarge();
-                JsonNode node = mapper.readTree(p);
+                long start = p.currentLocation().getCharOffset();
+                JsonNode node;
                 try {
-                    out.add(QuestionRequest.parse(node, config));
+                    node = mapper.readTree(p);
+                } catch (JsonProcessingException e) {
+                    throw ApiError.badRequest("invalid JSON: " + e.getOriginalMessage(), null).atLine(index);
+                }
+                if (p.currentLocation().getCharOffset() - start > config.maxLineBytes()) {
+                    throw new ApiError(413, "too_large", "a batch element is larger than " + config.maxLineBytes() + " bytes", null, null).atLine(index);
+                }
+                try {
+                    out.add(QuestionRequest.parse(node, config), index);
                 } catch (ApiError e) {
-                    throw e.atLine(index);
+                    throw e.line() == null ? e.atLine(index) : e;
                 }
             }
+            if (p.nextToken() != null) throw ApiError.badRequest("trailing content after the JSON array", null);
         } catch (JsonProcessingException e) {
             throw ApiError.badRequest("invalid JSON: " + e.getOriginalMessage(), null);
+        } catch (CharacterCodingException e) {
+            throw Http.invalidUtf8();
         }
-        return out;
+        return out.requests;
     }
 
-    private List<QuestionRequest> readJsonLines(InputStream in) throws IOException {
-        List<QuestionRequest> out = new ArrayList<>();
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            String line;
-            int number = 0;
-            while ((line = reader.readLine()) != null) {
-                number++;
-                if (line.isBlank()) continue;
-                if (out.size() >= config.maxBatchSize()) throw tooLarge();
-                try {
-                    out.add(QuestionRequest.parse(Http.parseJson(line), config));
-                } catch (ApiError e) {
-                    throw e.atLine(number);
-                }
+    /** JSON lines, read with a per-line byte bound; each line is one strict JSON object in strict UTF-8. */
+    private List<QuestionRequest> readJsonLines(InputStream raw) throws IOException {
+        Collected out = new Collected();
+        InputStream in = new BufferedInputStream(raw, 64 * 1024);
+        int number = 0;
+        byte[] line;
+        while ((line = Http.readLine(in, config.maxLineBytes(), number + 1)) != null) {
+            number++;
+            if (Http.isBlank(line)) continue;
+            QuestionRequest r;
+            try {
+                r = QuestionRequest.parse(Http.parseJson(line), config);
+            } catch (ApiError e) {
+                throw e.atLine(number);
             }
+            out.add(r, number);
         }
-        return out;
+        return out.requests;
     }
 
     private ApiError tooLarge() {

@@ -69,7 +69,7 @@ final class ExampleEndpoints {
      */
     private void add(Context ctx) {
         Http.requireJson(ctx, "application/json");
-        ExampleRequest r = ExampleRequest.parse(Http.parseJson(ctx.body()), config);
+        ExampleRequest r = ExampleRequest.parse(Http.parseJson(Http.body(ctx, config.maxBodyBytes())), config);
         String tenant = Auth.tenant(ctx);
         if (r.shared() && !config.isCurator(tenant)) {
             throw new ApiError(403, "forbidden", "only a curator can share an example with every tenant; omit \"shared\" to add your own", "shared", null);

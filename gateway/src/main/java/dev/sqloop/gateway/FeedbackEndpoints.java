@@ -42,7 +42,7 @@ final class FeedbackEndpoints {
     private void feedback(Context ctx) {
         Http.requireJson(ctx, "application/json");
         String id = ctx.pathParam("id");
-        FeedbackRequest request = FeedbackRequest.parse(Http.parseJson(ctx.body()), config);
+        FeedbackRequest request = FeedbackRequest.parse(Http.parseJson(Http.body(ctx, config.maxBodyBytes())), config);
         Question q = Question.of(forwarding.findQuestion(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id)));
         String sql = request.sql() != null ? request.sql() : q.sql();
         if (request.saves() && (sql == null || sql.isBlank())) {

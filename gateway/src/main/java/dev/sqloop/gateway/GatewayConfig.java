@@ -20,11 +20,15 @@ import java.util.stream.Collectors;
  * @param datasources datasource name → dialect, from {@code SQLOOP_DATASOURCE_<NAME>_DIALECT}: what a question may target
  * @param advertisedUrl how other gateway instances reach this one (for forwarding interactive queries)
  * @param curators tenants that may replace or delete any example (seeds, other tenants'); others change only their own
+ * @param maxBodyBytes the largest JSON body (questions, feedback, examples) read; counted while reading, never buffered beyond
+ * @param maxLineBytes the largest single NDJSON line or JSON array element of a batch
+ * @param maxBatchBytes the largest batch body (its own limit: a batch holds up to {@code maxBatchSize} questions)
  */
 public record GatewayConfig(KafkaSettings kafka, String host, int port, String advertisedUrl, Map<String, String> apiKeys,
                             Map<String, Dialect> datasources, int maxQuestionChars, int maxBatchSize, int defaultMaxAttempts,
                             int maxAttemptsLimit, Duration questionTimeout, String applicationId, Path stateDir,
-                            Set<String> curators, int maxSqlChars) {
+                            Set<String> curators, int maxSqlChars, long maxBodyBytes, int maxLineBytes,
+                            long maxBatchBytes) {
 
     public GatewayConfig {
         apiKeys = Map.copyOf(apiKeys);
@@ -54,7 +58,10 @@ public record GatewayConfig(KafkaSettings kafka, String host, int port, String a
                 Path.of(env.string("SQLOOP_GATEWAY_STATE_DIR", System.getProperty("java.io.tmpdir") + "/sqloop-gateway-state")),
                 Arrays.stream(env.string("SQLOOP_GATEWAY_CURATORS", "").split(",")).map(String::strip).filter(t -> !t.isEmpty())
                         .collect(Collectors.toSet()),
-                env.integer("SQLOOP_GATEWAY_MAX_SQL_CHARS", 20_000, 1, 1_000_000));
+                env.integer("SQLOOP_GATEWAY_MAX_SQL_CHARS", 20_000, 1, 1_000_000),
+                env.integer("SQLOOP_GATEWAY_MAX_BODY_BYTES", 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+                env.integer("SQLOOP_GATEWAY_MAX_LINE_BYTES", 64 * 1024, 256, 64 * 1024 * 1024),
+                env.integer("SQLOOP_GATEWAY_MAX_BATCH_BYTES", 64 * 1024 * 1024, 1024, Integer.MAX_VALUE));
     }
 
     /** With authentication off there is one tenant, and it curates. */
@@ -80,6 +87,7 @@ public record GatewayConfig(KafkaSettings kafka, String host, int port, String a
     @Override
     public String toString() {
         return "GatewayConfig[kafka=" + kafka + ", listen=" + host + ":" + port + ", advertised=" + advertisedUrl
-                + ", apiKeys=" + apiKeys.size() + " (masked), datasources=" + datasources.keySet() + ", maxBatch=" + maxBatchSize + ", curators=" + curators + "]";
+                + ", apiKeys=" + apiKeys.size() + " (masked), datasources=" + datasources.keySet() + ", maxBatch=" + maxBatchSize + ", curators=" + curators
+                + ", maxBodyBytes=" + maxBodyBytes + ", maxLineBytes=" + maxLineBytes + ", maxBatchBytes=" + maxBatchBytes + "]";
     }
 }

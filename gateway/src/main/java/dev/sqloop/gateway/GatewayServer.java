@@ -3,6 +3,7 @@ package dev.sqloop.gateway;
 import dev.sqloop.common.JsonCodec;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -33,13 +34,26 @@ public final class GatewayServer implements AutoCloseable {
         Auth auth = new Auth(config.apiKeys());
         Forwarding forwarding = new Forwarding(view);
         ExampleEndpoints examples = new ExampleEndpoints(config, submitter, view, registry);
+        long largestBody = Math.max(config.maxBodyBytes(), config.maxBatchBytes());
         this.app = Javalin.create(c -> {
             c.showJavalinBanner = false;
             c.useVirtualThreads = true;
             c.jsonMapper(new JavalinJackson(JsonCodec.mapper(), false));
-            c.http.maxRequestSize = 512L * 1024 * 1024; // batches are streamed and counted line by line
+            // Endpoints read bodies through Http.boundedBody (counted while reading); this is Javalin's own cap on top.
+            c.http.maxRequestSize = largestBody;
+            c.http.prefer405over404 = true;
+            // What Jetty answers itself (bad URIs, oversized headers, unparseable requests) is JSON too.
+            c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
+            c.jetty.modifyServletContextHandler(handler -> handler.setErrorHandler(new JsonErrorHandler()));
         });
-        app.exception(ApiError.class, (e, ctx) -> ctx.status(e.status()).json(e.body()));
+        app.exception(ApiError.class, (e, ctx) -> {
+            // The refused body is not read further by the gateway; the connection closes after the answer (Jetty
+            // discards, without buffering, only what has already arrived before it answers).
+            if (e.status() == 413) ctx.header("Connection", "close");
+            ctx.status(e.status()).json(e.body());
+        });
+        app.exception(HttpResponseException.class, (e, ctx) ->
+                ctx.status(e.getStatus()).json(JsonErrorHandler.body(e.getStatus(), e.getMessage())));
         app.exception(Exception.class, (e, ctx) -> {
             log.error("gateway: unexpected failure on {} {}", ctx.method(), ctx.path(), e);
             ctx.status(500).json(Map.of("error", "internal_error", "message", "unexpected failure; see the gateway log"));
@@ -48,6 +62,12 @@ public final class GatewayServer implements AutoCloseable {
             if (ctx.result() == null) ctx.json(Map.of("error", "not_found", "message", "no such endpoint: " + ctx.method() + " " + ctx.path()));
         });
         app.error(405, ctx -> ctx.json(Map.of("error", "method_not_allowed", "message", ctx.method() + " is not allowed on " + ctx.path())));
+        // Any other status set without a body (a handler or Javalin itself) still answers the JSON error body.
+        for (int status : new int[] {400, 401, 403, 406, 408, 411, 413, 414, 415, 431, 500, 501, 503}) {
+            app.error(status, ctx -> {
+                if (ctx.result() == null) ctx.json(JsonErrorHandler.body(ctx.status().getCode(), null));
+            });
+        }
         app.before(auth::authenticate);
 
         app.get("/healthy", ctx -> probe(ctx, view.alive()));

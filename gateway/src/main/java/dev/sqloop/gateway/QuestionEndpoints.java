@@ -32,7 +32,7 @@ final class QuestionEndpoints {
     /** A reused {@code clientId} answers the existing question with 200 and enqueues nothing. */
     private void submit(Context ctx) {
         Http.requireJson(ctx, "application/json");
-        QuestionRequest request = QuestionRequest.parse(Http.parseJson(ctx.body()), config);
+        QuestionRequest request = QuestionRequest.parse(Http.parseJson(Http.body(ctx, config.maxBodyBytes())), config);
         String tenant = Auth.tenant(ctx);
         String id = Submitter.questionId(tenant, request.clientId());
         if (request.clientId() != null) {

@@ -49,6 +49,15 @@ final class Submitter {
         return UUID.nameUUIDFromBytes((tenant + "\u0000" + clientId).getBytes(StandardCharsets.UTF_8)).toString();
     }
 
+    /**
+     * A batch question's id: random without a client id, else derived from tenant, batch and client id. Scoped to the
+     * batch, so a later batch reusing a client id gets a question of its own and an earlier batch never changes.
+     */
+    static String batchQuestionId(String tenant, String batchId, String clientId) {
+        if (clientId == null) return UUID.randomUUID().toString();
+        return UUID.nameUUIDFromBytes((tenant + "\u0000" + batchId + "\u0000" + clientId).getBytes(StandardCharsets.UTF_8)).toString();
+    }
+
     QuestionTask task(String questionId, String tenant, String batchId, QuestionRequest r) {
         Instant now = clock.instant();
         // the dialect is resolved here, once: every stage reads it from the task (QuestionRequest refused unknown datasources)

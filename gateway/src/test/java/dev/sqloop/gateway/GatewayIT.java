@@ -70,6 +70,8 @@ class GatewayIT {
                 "SQLOOP_GATEWAY_API_KEYS", KEY_A + ":tenant-a," + KEY_B + ":tenant-b",
                 "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_SALES_DIALECT", "trino",
                 "SQLOOP_GATEWAY_MAX_BATCH", "2000",
+                "SQLOOP_GATEWAY_MAX_BODY_BYTES", Integer.toString(1024 * 1024),
+                "SQLOOP_GATEWAY_MAX_BATCH_BYTES", Integer.toString(4 * 1024 * 1024),
                 "SQLOOP_GATEWAY_STATE_DIR", state.toString()));
         return Gateway.start(GatewayConfig.fromEnv(new EnvConfig(env)), Metrics.newRegistry(), Duration.ofSeconds(90));
     }
@@ -80,6 +82,86 @@ class GatewayIT {
         if (key != null) b.header("X-API-Key", key);
         if (contentType != null) b.header("Content-Type", contentType);
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> postBytes(String path, String contentType, byte[] body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).header("X-API-Key", KEY_A)
+                .header("Content-Type", contentType).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> send(String method, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
+                .method(method, HttpRequest.BodyPublishers.noBody()).header("X-API-Key", KEY_A).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A raw HTTP answer and how many body bytes the client had written when its status line arrived. */
+    private record RawAnswer(int status, String contentType, String body, long writtenAtAnswer) {}
+
+    /**
+     * POSTs {@code total} bytes over a raw socket (with Content-Length, or chunked without it), writing from another
+     * thread while this one waits for the answer: a server that buffers the whole body answers only after all of it.
+     */
+    private static RawAnswer rawPost(String path, String contentType, String prefix, long total, boolean chunked) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", gateway.port())) {
+            socket.setSoTimeout(30_000);
+            java.io.OutputStream out = socket.getOutputStream();
+            String head = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + KEY_A + "\r\nContent-Type: " + contentType + "\r\n"
+                    + (chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + total + "\r\n") + "\r\n";
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+            Thread writer = Thread.ofPlatform().daemon().start(() -> {
+                byte[] chunk = new byte[64 * 1024];
+                java.util.Arrays.fill(chunk, (byte) 'x');
+                byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
+                System.arraycopy(p, 0, chunk, 0, p.length);
+                try {
+                    while (written.get() < total) {
+                        int n = (int) Math.min(chunk.length, total - written.get());
+                        if (chunked) out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                        out.write(chunk, 0, n);
+                        if (chunked) out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                        written.addAndGet(n);
+                        // paced like a client on a fast network (about 30 MB/s), not a loopback burst: Jetty discards what
+                        // has already arrived when it refuses, so an unpaced burst would be drained before the answer
+                        Thread.sleep(2);
+                        if (written.get() == n) java.util.Arrays.fill(chunk, 0, p.length, (byte) 'x');
+                    }
+                    if (chunked) out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                } catch (java.io.IOException closedByTheServer) {
+                    // expected: the server answers and closes without reading the rest
+                }
+            });
+            java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+            String statusLine = rawLine(in);
+            long writtenAtAnswer = written.get();
+            Map<String, String> headers = new HashMap<>();
+            for (String h = rawLine(in); !h.isEmpty(); h = rawLine(in)) {
+                int colon = h.indexOf(':');
+                headers.put(h.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT), h.substring(colon + 1).trim());
+            }
+            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            if (headers.containsKey("content-length")) {
+                body.write(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
+            } else if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+                for (int n = Integer.parseInt(rawLine(in).trim(), 16); n > 0; n = Integer.parseInt(rawLine(in).trim(), 16)) {
+                    body.write(in.readNBytes(n));
+                    rawLine(in);
+                }
+            }
+            writer.interrupt();
+            return new RawAnswer(Integer.parseInt(statusLine.split(" ")[1]), headers.get("content-type"),
+                    body.toString(StandardCharsets.UTF_8), writtenAtAnswer);
+        }
+    }
+
+    private static String rawLine(java.io.InputStream in) throws java.io.IOException {
+        StringBuilder line = new StringBuilder();
+        for (int b = in.read(); b >= 0 && b != '\n'; b = in.read()) if (b != '\r') line.append((char) b);
+        return line.toString();
     }
 
     private static HttpResponse<String> get(Gateway g, String path, String key) throws Exception {
@@ -311,5 +393,134 @@ class GatewayIT {
             Thread.sleep(200);
         }
         return lines;
+    }
+
+    @Test
+    void shouldRefuseOversizedBodiesWhileReadingThemWithContentLengthOrChunked() throws Exception {
+        long fifty = 50L * 1024 * 1024;
+        record Big(String path, String type, String prefix, boolean chunked) {}
+        for (Big big : List.of(
+                new Big("/v1/questions", "application/json", "{\"question\":\"", false),
+                new Big("/v1/questions", "application/json", "{\"question\":\"", true),
+                new Big("/v1/examples", "application/json", "{\"question\":\"", true),
+                new Big("/v1/batches", "application/x-ndjson", "{\"question\":\"", true),
+                new Big("/v1/batches", "application/x-ndjson", "{\"question\":\"", false),
+                new Big("/v1/batches", "application/json", "[{\"question\":\"", true))) {
+            long start = System.nanoTime();
+            RawAnswer a = rawPost(big.path(), big.type(), big.prefix(), fifty, big.chunked());
+            String what = big + " → " + a;
+            assertEquals(413, a.status(), what);
+            assertTrue(a.contentType().startsWith("application/json"), what);
+            assertEquals("too_large", JsonCodec.mapper().readTree(a.body()).get("error").asText(), what);
+            // answered while most of the 50 MB was still unsent: the server cannot have buffered it
+            assertTrue(a.writtenAtAnswer() < fifty / 2, "answered after " + a.writtenAtAnswer() + " bytes: " + what);
+            assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(), what);
+        }
+        // a batch of many lines stays within its own, larger limit; one line over SQLOOP_GATEWAY_MAX_LINE_BYTES is refused with its line
+        String longLine = "{\"question\":\"" + "y".repeat(70 * 1024) + "\",\"datasource\":\"demo\"}\n";
+        HttpResponse<String> line = post(gateway, "/v1/batches", KEY_A, "application/x-ndjson", "{\"question\":\"a\",\"datasource\":\"demo\"}\n" + longLine);
+        assertEquals(413, line.statusCode(), line.body());
+        assertEquals(2, json(line).get("line").asInt());
+    }
+
+    @Test
+    void shouldRefuseLooseJsonAndAnswerEveryErrorAsJson() throws Exception {
+        long questionsBefore = endOffsets(Topics.RETRIEVE_EXAMPLES.name());
+        byte[] badUtf8 = "{\"question\":\"caf\u00ff?\",\"datasource\":\"demo\"}".getBytes(StandardCharsets.ISO_8859_1);
+        record Case(String path, String type, byte[] body, Integer line) {}
+        List<Case> cases = List.of(
+                new Case("/v1/questions", "application/json", "{\"question\":\"q\",\"datasource\":\"demo\"} {\"x\":1}".getBytes(StandardCharsets.UTF_8), null),
+                new Case("/v1/questions", "application/json", "{\"question\":\"q\",\"datasource\":\"demo\"}]".getBytes(StandardCharsets.UTF_8), null),
+                new Case("/v1/questions", "application/json", "{\"question\":\"a\",\"question\":\"b\",\"datasource\":\"demo\"}".getBytes(StandardCharsets.UTF_8), null),
+                new Case("/v1/questions", "application/json", badUtf8, null),
+                new Case("/v1/questions/x/feedback", "application/json", "{\"action\":\"save\",\"action\":\"wrong\"}".getBytes(StandardCharsets.UTF_8), null),
+                new Case("/v1/examples", "application/json", "{\"question\":\"q\",\"datasource\":\"demo\",\"sql\":\"SELECT 1\"} 1".getBytes(StandardCharsets.UTF_8), null),
+                new Case("/v1/batches", "application/json", "[{\"question\":\"a\",\"datasource\":\"demo\"}] []".getBytes(StandardCharsets.UTF_8), null),
+                new Case("/v1/batches", "application/json", "[{\"question\":\"a\",\"datasource\":\"demo\",\"datasource\":\"sales\"}]".getBytes(StandardCharsets.UTF_8), 1),
+                new Case("/v1/batches", "application/json", ("[" + new String(badUtf8, StandardCharsets.ISO_8859_1) + "]").getBytes(StandardCharsets.ISO_8859_1), null),
+                new Case("/v1/batches", "application/x-ndjson", "{\"question\":\"a\",\"datasource\":\"demo\"}\n{\"question\":\"a\",\"datasource\":\"demo\"} 7\n".getBytes(StandardCharsets.UTF_8), 2),
+                new Case("/v1/batches", "application/x-ndjson", "{\"question\":\"a\",\"question\":\"b\",\"datasource\":\"demo\"}\n".getBytes(StandardCharsets.UTF_8), 1),
+                new Case("/v1/batches", "application/x-ndjson", badUtf8, 1));
+        for (Case c : cases) {
+            HttpResponse<String> r = postBytes(c.path(), c.type(), c.body());
+            String what = c.path() + " " + new String(c.body(), StandardCharsets.ISO_8859_1) + " → " + r.body();
+            assertEquals(400, r.statusCode(), what);
+            assertEquals("invalid_request", json(r).get("error").asText(), what);
+            if (c.line() != null) assertEquals(c.line().intValue(), json(r).get("line").asInt(), what);
+        }
+        assertEquals(questionsBefore, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "nothing refused was enqueued");
+
+        record Status(HttpResponse<String> response, int status, String error) {}
+        for (Status s : List.of(
+                new Status(send("GET", "/v1/nothing-here"), 404, "not_found"),
+                new Status(send("DELETE", "/v1/batches"), 405, "method_not_allowed"),
+                new Status(send("PUT", "/v1/questions"), 405, "method_not_allowed"),
+                new Status(postBytes("/v1/questions", "application/xml", "<q/>".getBytes(StandardCharsets.UTF_8)), 415, "unsupported_media_type"))) {
+            assertEquals(s.status(), s.response().statusCode(), s.response().body());
+            assertTrue(s.response().headers().firstValue("Content-Type").orElse("").startsWith("application/json"), s.response().body());
+            assertEquals(s.error(), json(s.response()).get("error").asText(), s.response().body());
+        }
+        // what Jetty refuses before Javalin sees it (a malformed URI) is JSON as well
+        RawAnswer badUri = rawGet("/v1/questions/%zz");
+        assertEquals(400, badUri.status(), badUri.toString());
+        assertTrue(badUri.contentType() != null && badUri.contentType().startsWith("application/json"), badUri.toString());
+        assertEquals("invalid_request", JsonCodec.mapper().readTree(badUri.body()).get("error").asText(), badUri.toString());
+    }
+
+    private static RawAnswer rawGet(String rawPath) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", gateway.port())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("GET " + rawPath + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + KEY_A
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String all = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int split = all.indexOf("\r\n\r\n");
+            String contentType = all.substring(0, split).lines().filter(h -> h.toLowerCase(java.util.Locale.ROOT).startsWith("content-type:"))
+                    .map(h -> h.substring(13).trim()).findFirst().orElse(null);
+            return new RawAnswer(Integer.parseInt(all.split(" ")[1]), contentType, all.substring(split + 4), 0);
+        }
+    }
+
+    @Test
+    void shouldKeepEveryBatchItsOwnQuestionsWhenClientIdsRepeat() throws Exception {
+        String run = Long.toString(System.nanoTime());
+        String line = "{\"question\":\"question %s\",\"datasource\":\"demo\",\"clientId\":\"%s\"}\n";
+        HttpResponse<String> first = post(gateway, "/v1/batches", KEY_B, "application/x-ndjson",
+                line.formatted("one", run + "-1") + line.formatted("two", run + "-2"));
+        assertEquals(202, first.statusCode(), first.body());
+        String batch1 = json(first).get("batchId").asText();
+        List<QuestionTask> tasks1 = readSubmitted(2, t -> batch1.equals(t.batchId()));
+        finish(tasks1);
+        JsonNode done1 = awaitBatchDone(gateway, batch1);
+        assertEquals(2, done1.get("finished").asInt());
+
+        // a later batch reusing client id -1 gets a question of its own; batch 1 keeps its counts and stays done
+        HttpResponse<String> second = post(gateway, "/v1/batches", KEY_B, "application/x-ndjson",
+                line.formatted("one again", run + "-1") + line.formatted("three", run + "-3"));
+        assertEquals(202, second.statusCode(), second.body());
+        String batch2 = json(second).get("batchId").asText();
+        List<QuestionTask> tasks2 = readSubmitted(2, t -> batch2.equals(t.batchId()));
+        assertEquals(2, tasks2.size());
+        Set<String> ids1 = tasks1.stream().map(QuestionTask::questionId).collect(Collectors.toSet());
+        assertTrue(tasks2.stream().noneMatch(t -> ids1.contains(t.questionId())), "batch 2's questions are not batch 1's");
+        finish(tasks2);
+        assertEquals(2, awaitBatchDone(gateway, batch2).get("finished").asInt());
+        JsonNode after = json(get(gateway, "/v1/batches/" + batch1, KEY_B));
+        assertTrue(after.get("done").asBoolean(), after.toString());
+        assertEquals(done1.get("total").asInt(), after.get("total").asInt(), after.toString());
+        assertEquals(2, after.get("finished").asInt(), after.toString());
+        assertEquals(2, after.get("byStatus").get("succeeded").asInt(), after.toString());
+
+        // a batch repeating a client id is refused with the repeating line, as JSON lines and as a JSON array
+        long before = endOffsets(Topics.RETRIEVE_EXAMPLES.name());
+        HttpResponse<String> dup = post(gateway, "/v1/batches", KEY_B, "application/x-ndjson",
+                line.formatted("a", "x") + line.formatted("b", "y") + "\n" + line.formatted("c", "x"));
+        assertEquals(400, dup.statusCode(), dup.body());
+        assertEquals(4, json(dup).get("line").asInt(), dup.body());
+        assertEquals("clientId", json(dup).get("field").asText(), dup.body());
+        HttpResponse<String> dupArray = post(gateway, "/v1/batches", KEY_B, "application/json",
+                "[" + line.formatted("a", "x").strip() + "," + line.formatted("b", "x").strip() + "]");
+        assertEquals(400, dupArray.statusCode(), dupArray.body());
+        assertEquals(2, json(dupArray).get("line").asInt(), dupArray.body());
+        assertEquals(before, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "a refused batch enqueues nothing");
     }
 }
