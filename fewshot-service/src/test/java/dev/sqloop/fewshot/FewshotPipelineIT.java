@@ -115,7 +115,8 @@ class FewshotPipelineIT {
         assertEquals("SELECT customer_id, count(*) FROM orders GROUP BY customer_id", out.examples().getFirst().sql());
         assertTrue(out.examples().stream().noneMatch(e -> e.sql().contains("wrong datasource")), "only the same datasource");
         assertTrue(out.examples().getFirst().score() >= FewshotConfig.defaults().minScore());
-        assertEquals("orders", out.linkedSchema().tables().getFirst().name());
+        // the test warehouse fits the schema token budget: the whole schema is linked, so the table the answer needs is there
+        assertTrue(out.linkedSchema().tables().stream().anyMatch(t -> t.name().equals("orders")), out.linkedSchema().render());
         assertEquals(new NlConstraints("count", true, null, null, null), out.constraints());
         assertNull(out.sql(), "the LLM writes the SQL");
         assertEquals(1, out.attempt());
@@ -160,7 +161,7 @@ class FewshotPipelineIT {
         QuestionTask out = await(Topics.STATIC_VALIDATE.name(), repeat.questionId());
         assertEquals(sql, out.sql());
         assertEquals(1, out.attempt());
-        assertEquals("orders", out.linkedSchema().tables().getFirst().name(), "context still travels for a possible repair");
+        assertTrue(out.linkedSchema().tables().stream().anyMatch(t -> t.name().equals("orders")), "context still travels for a possible repair");
         assertEquals(before + 1, shortcuts("shop-repeat"));
 
         QuestionTask different = question("shop-repeat", "How many orders were shipped?");
