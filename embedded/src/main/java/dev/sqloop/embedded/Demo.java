@@ -44,7 +44,9 @@ final class Demo {
     }
 
     static int run(Args args) throws Exception {
-        Path root = Path.of(args.string("work-dir", ".sqloop/demo"));
+        // under the checkout (the launcher sets SQLOOP_HOME), wherever it is called from
+        String home = System.getenv("SQLOOP_HOME");
+        Path root = Path.of(args.string("work-dir", home == null || home.isBlank() ? ".sqloop/demo" : home + "/.sqloop/demo"));
         Path work = root.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(work);
         DemoBatch batch = DemoBatch.load();
