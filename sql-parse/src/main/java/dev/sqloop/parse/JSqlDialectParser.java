@@ -237,6 +237,8 @@ public final class JSqlDialectParser implements DialectParser {
                 ExpressionList<?> g = ps.getGroupBy().getGroupByExpressionList();
                 if (g != null) for (Object e : g) keys.add(QueryScope.lower(e.toString()));
                 if (ps.getGroupBy().getGroupingSets() != null && !ps.getGroupBy().getGroupingSets().isEmpty()) keys.add(null);
+                // DuckDB's and Spark's GROUP BY ALL groups by every non-aggregate item: nothing to judge
+                if (keys.isEmpty() || keys.equals(List.of("all"))) keys.add(null);
             }
             List<QueryScope.Grouping.Item> items = new ArrayList<>();
             for (SelectItem<?> item : ps.getSelectItems()) {

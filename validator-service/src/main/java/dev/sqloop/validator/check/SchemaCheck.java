@@ -1,5 +1,6 @@
 package dev.sqloop.validator.check;
 
+import dev.sqloop.common.sql.Typos;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.parse.ObjectName;
@@ -22,7 +23,7 @@ import java.util.Set;
  * Checks a parsed query against a datasource's {@link SchemaCatalog}: tables exist (and are allowed: the
  * catalog holds only allowed tables), columns resolve through aliases, CTEs, subqueries, {@code *} and
  * {@code USING}, functions exist in the engine, and string literals compared with an indexed low-cardinality
- * column are among its values (an error only for a value in the wrong case or spacing, else a hint). It stays silent where it cannot be sure (a construct whose columns are not
+ * column are among its values (an error only for a value in the wrong case or spacing or one letter from exactly one value, else a hint). It stays silent where it cannot be sure (a construct whose columns are not
  * modelled): a false alarm would send a correct query to repair.
  */
 public final class SchemaCheck {
@@ -189,8 +190,8 @@ public final class SchemaCheck {
     /**
      * String literals compared with an indexed column. The index holds every distinct value of the column (the
      * loader drops a column with more values than it may keep), so a literal outside it selects no rows. That is an
-     * error only when the literal is one of the values spelt in another case or spacing ('sunday' for 'Sunday'):
-     * then the query is evidently wrong. Any other absent literal is a hint: a question may rightly ask about a value
+     * error only when the literal is one of the values spelt in another case or spacing ('sunday' for 'Sunday') or
+     * one letter from exactly one of them ('book' for 'books'): then the query is evidently wrong. Any other absent literal is a hint: a question may rightly ask about a value
      * the data does not hold (an empty answer is an answer), and the index may be older than the data.
      */
     private void values() {
@@ -203,15 +204,30 @@ public final class SchemaCheck {
                 if (known.get().contains(v)) continue;
                 String where = col.get().table().qualifiedName() + "." + col.get().column();
                 List<String> sameLetters = known.get().stream().filter(k -> squash(k).equals(squash(v))).toList();
+                List<String> oneSlip = sameLetters.isEmpty() ? oneSlipFrom(v, known.get()) : List.of();
                 if (!sameLetters.isEmpty()) {
                     add(ErrorCategory.CONSTRAINT_VIOLATION, "value '" + v + "' never occurs in " + where + "; it holds '"
                             + sameLetters.getFirst() + "' (values are compared exactly)", v, sameLetters);
+                } else if (oneSlip.size() == 1) {
+                    add(ErrorCategory.CONSTRAINT_VIOLATION, "value '" + v + "' never occurs in " + where + "; it holds '"
+                            + oneSlip.getFirst() + "', one letter apart", v, oneSlip);
                 } else if (reported.add("hint|" + v)) {
                     issues.add(new Issue(STAGE, ErrorCategory.CONSTRAINT_VIOLATION, "value '" + v + "' never occurs in " + where
                             + " (known values: " + preview(known.get()) + ")", v, NearNames.of(v, known.get()), true));
                 }
             }
         }
+    }
+
+    /**
+     * The known values one edit from {@code v} (a typo or a plural: 'book' for 'books', 'shiped' for 'shipped'), for
+     * literals of four or more letters; exactly one such value makes the literal an evident slip rather than a value
+     * the data may lack.
+     */
+    private static List<String> oneSlipFrom(String v, List<String> known) {
+        String s = squash(v);
+        if (s.length() < 4) return List.of();
+        return known.stream().filter(k -> Typos.distance(s, squash(k)) == 1).toList();
     }
 
     private static String squash(String s) {

@@ -1,6 +1,7 @@
 package dev.sqloop.validator.check;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
@@ -58,6 +59,14 @@ class SchemaCheckTest {
         assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issue.category());
         assertEquals("shiped", issue.identifier());
         assertEquals(List.of("shipped"), issue.candidates());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void shouldFailOnlyAnEvidentSlipOfAKnownValue(Dialect dialect) throws SqlRejection {
+        assertFalse(single(check(dialect, "SELECT id FROM orders WHERE status = 'shiped'")).hint(), "one letter from 'shipped': an error");
+        Issue far = single(check(dialect, "SELECT id FROM orders WHERE status = 'returned'"));
+        assertTrue(far.hint(), "a value the data may simply not hold is a hint, never a refusal: " + far);
     }
 
     @ParameterizedTest
