@@ -102,12 +102,30 @@ public final class StaticValidator {
         return token.isEmpty() || token.equals("<EOF>") ? null : token;
     }
 
+    /**
+     * Aggregation issues the schema errors already explain: a column that does not exist, or any column when a table
+     * does not, cannot be judged for grouping. Reporting both would put a second, invented error in the correction
+     * prompt beside the real one.
+     */
+    private static List<Issue> unjudged(List<Issue> aggregation, List<Issue> schema) {
+        if (schema.stream().anyMatch(i -> i.error() && i.category() == ErrorCategory.TABLE_NOT_FOUND)) return List.of();
+        java.util.Set<String> missing = new java.util.HashSet<>();
+        for (Issue i : schema) {
+            if (i.error() && i.category() == ErrorCategory.COLUMN_NOT_FOUND && i.identifier() != null) missing.add(lastPart(i.identifier()));
+        }
+        return aggregation.stream().filter(i -> i.identifier() == null || !missing.contains(lastPart(i.identifier()))).toList();
+    }
+
+    private static String lastPart(String identifier) {
+        return identifier.substring(identifier.lastIndexOf('.') + 1).replace("\"", "").toLowerCase(java.util.Locale.ROOT);
+    }
+
     public static List<Issue> validate(String sql, ValidationTarget target, NlConstraints constraints) {
         ParsedQuery parsed;
         try {
             parsed = DialectParsers.forDialect(target.dialect()).parse(sql);
             List<Issue> found = new ArrayList<>(SchemaCheck.check(parsed, target.catalog()));
-            found.addAll(AggregationCheck.check(parsed));
+            found.addAll(unjudged(AggregationCheck.check(parsed), found));
             found.addAll(ConstraintCheck.check(constraints, parsed));
             // Errors first: the first issue decides the repair strategy; hints only ride along.
             List<Issue> issues = new ArrayList<>(found.stream().filter(Issue::error).toList());

@@ -82,6 +82,19 @@ class StaticValidateStageTest {
     }
 
     @Test
+    void shouldNotInventAnAggregationErrorForAColumnThatDoesNotExist() {
+        // the wrong column in the select list is the error; that it is "not grouped" would be a second, invented one
+        for (Dialect d : List.of(Dialect.DUCKDB, Dialect.POSTGRES, Dialect.TRINO)) {
+            List<Issue> issues = StaticValidator.validate("SELECT stauts, count(*) FROM orders GROUP BY status",
+                    new ValidationTarget(d, SampleCatalog.create()), null);
+            assertEquals(List.of(ErrorCategory.COLUMN_NOT_FOUND), issues.stream().map(Issue::category).toList(), d + ": " + issues);
+            List<Issue> real = StaticValidator.validate("SELECT status, amount, count(*) FROM orders GROUP BY status",
+                    new ValidationTarget(d, SampleCatalog.create()), null);
+            assertEquals(ErrorCategory.AGGREGATION_ERROR, real.getFirst().category(), d + ": " + real);
+        }
+    }
+
+    @Test
     void shouldSendWritesToRepairAsReadOnlyViolations() {
         Outcome.Send out = (Outcome.Send) stage.process(task("shop", "SELECT 1; DROP TABLE orders", null));
         assertEquals("repair", out.kind());
