@@ -68,7 +68,7 @@ final class ResultsView implements AutoCloseable {
     private final KafkaStreams streams;
     private final String selfHostPort;
 
-    ResultsView(GatewayConfig config) {
+    ResultsView(GatewayConfig config, QuestionMetrics metrics) {
         this.selfHostPort = hostPort(config.advertisedUrl());
         Properties p = new Properties();
         p.putAll(config.kafka().clientOverrides());
@@ -89,10 +89,11 @@ final class ResultsView implements AutoCloseable {
         p.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
         // A batch that failed half way was aborted: it must not show up as submitted.
         p.put(StreamsConfig.consumerPrefix("isolation.level"), "read_committed");
-        this.streams = new KafkaStreams(topology(), p);
+        this.streams = new KafkaStreams(topology(metrics), p);
     }
 
-    static Topology topology() {
+    /** @param metrics counts each question's result and attempts once, as they are folded into its state */
+    static Topology topology(QuestionMetrics metrics) {
         StreamsBuilder b = new StreamsBuilder();
         JsonSerde<QuestionResult> resultSerde = new JsonSerde<>(QuestionResult.class);
         JsonSerde<Update> updateSerde = new JsonSerde<>(Update.class);
@@ -109,7 +110,10 @@ final class ResultsView implements AutoCloseable {
                 .mapValues(Update.Event::new);
         KTable<String, QuestionState> questions = submitted.merge(finished).merge(events)
                 .groupByKey(Grouped.with(Serdes.String(), updateSerde))
-                .aggregate(() -> QuestionState.EMPTY, (id, update, state) -> state.apply(update),
+                .aggregate(() -> QuestionState.EMPTY, (id, update, state) -> {
+                            metrics.observe(state, update);
+                            return state.apply(update);
+                        },
                         Materialized.<String, QuestionState, KeyValueStore<Bytes, byte[]>>as(QUESTIONS)
                                 .withKeySerde(Serdes.String()).withValueSerde(stateSerde));
 

@@ -41,8 +41,15 @@ final class Views {
             return switch (u) {
                 case Update.Submitted s -> new QuestionState(submission == null ? s.submission() : submission, result, events);
                 case Update.Finished f -> new QuestionState(submission, f.result(), events);
-                case Update.Event e -> new QuestionState(submission, result, append(events, e.event()));
+                // a redelivered event (same attempt, stage and kind) is already in the trace
+                case Update.Event e -> seen(e.event()) ? this : new QuestionState(submission, result, append(events, e.event()));
             };
+        }
+
+        /** Whether the trace already holds this attempt's event from this stage. */
+        boolean seen(AttemptEvent e) {
+            return events.stream().anyMatch(x -> x.attempt() == e.attempt() && x.stage().equals(e.stage())
+                    && java.util.Objects.equals(x.kind(), e.kind()));
         }
 
         private static List<AttemptEvent> append(List<AttemptEvent> events, AttemptEvent e) {

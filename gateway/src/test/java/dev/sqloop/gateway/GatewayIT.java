@@ -48,6 +48,9 @@ class GatewayIT {
     private static Gateway gateway;
     private static Path stateDir;
     private static final HttpClient http = HttpClient.newHttpClient();
+    /** Each started gateway's own registry: what its /metrics shows. */
+    private static final Map<Gateway, io.micrometer.prometheusmetrics.PrometheusMeterRegistry> registries =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -73,7 +76,16 @@ class GatewayIT {
                 "SQLOOP_GATEWAY_MAX_BODY_BYTES", Integer.toString(1024 * 1024),
                 "SQLOOP_GATEWAY_MAX_BATCH_BYTES", Integer.toString(4 * 1024 * 1024),
                 "SQLOOP_GATEWAY_STATE_DIR", state.toString()));
-        return Gateway.start(GatewayConfig.fromEnv(new EnvConfig(env)), Metrics.newRegistry(), Duration.ofSeconds(90));
+        io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry = Metrics.newRegistry();
+        Gateway g = Gateway.start(GatewayConfig.fromEnv(new EnvConfig(env)), registry, Duration.ofSeconds(90));
+        registries.put(g, registry);
+        return g;
+    }
+
+    /** Final results {@code g} counted for a datasource and outcome ({@code sqloop_questions_total}). */
+    private static double counted(Gateway g, String datasource, String outcome) {
+        return registries.get(g).find(Metrics.QUESTIONS).tags("datasource", datasource, "outcome", outcome).counters().stream()
+                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
     }
 
     private static HttpResponse<String> post(Gateway g, String path, String key, String contentType, String body) throws Exception {
@@ -244,10 +256,26 @@ class GatewayIT {
         assertEquals(dev.sqloop.common.Dialect.DUCKDB, task.dialect(), "the dialect is resolved at submission and travels with the task");
 
         assertEquals("queued", awaitStatus(gateway, id, KEY_A, Set.of("queued")).get("status").asText());
+        double before = counted(gateway, "demo", "first_attempt_success");
         finish(List.of(task));
         JsonNode done = awaitStatus(gateway, id, KEY_A, Set.of("succeeded"));
         assertEquals("first_attempt_success", done.get("reason").asText());
         assertTrue(done.get("sql").asText().startsWith("SELECT"));
+
+        // The result redelivered twice (a stage retried its produce), then an event after it on the same question:
+        // once the trace shows the event, the copies before it were folded, and counted nothing.
+        finish(List.of(task, task));
+        try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-events")) {
+            dev.sqloop.common.message.AttemptEvent marker = new dev.sqloop.common.message.AttemptEvent(0, id, 1, "marker", "marker",
+                    null, List.of(), "pass", null, null, 0, Instant.now());
+            p.send(new ProducerRecord<>(Topics.EVENTS.name(), id.getBytes(StandardCharsets.UTF_8), JsonCodec.encode(marker)));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!get(gateway, "/v1/questions/" + id + "/trace", KEY_A).body().contains("\"marker\"")) {
+            assertTrue(System.nanoTime() < deadline, "the marker event never reached the trace");
+            Thread.sleep(100);
+        }
+        assertEquals(before + 1, counted(gateway, "demo", "first_attempt_success"), "one question, three copies of its result: counted once");
     }
 
     @Test
@@ -347,9 +375,11 @@ class GatewayIT {
         assertEquals(1000, pending.get("total").asInt());
         assertEquals(404, get(gateway, "/v1/batches/" + batchId, KEY_A).statusCode(), "another tenant's batch is not found");
 
+        double before = counted(gateway, "sales", "first_attempt_success");
         finish(tasks);
         JsonNode done = awaitBatchDone(gateway, batchId);
         assertEquals(1000, done.get("byStatus").get("succeeded").asInt());
+        assertEquals(before + 1000, counted(gateway, "sales", "first_attempt_success"), "every final result counted once");
 
         Path secondState = Files.createTempDirectory("gw-b-");
         try (Gateway second = startGateway(secondState)) {
@@ -359,12 +389,15 @@ class GatewayIT {
             }
             assertEquals(1000, resultLines(second, batchId).size(), "every result streams from either instance");
             assertEquals(1000, resultLines(gateway, batchId).size());
+            assertEquals(0.0, counted(second, "sales", "first_attempt_success"),
+                    "partitions that moved to a new instance are restored, not folded again: nothing counted twice");
         }
 
         gateway.close();
         gateway = startGateway(stateDir);
         assertEquals(1000, awaitBatchDone(gateway, batchId).get("finished").asInt(), "state survives a restart");
         assertEquals("succeeded", awaitStatus(gateway, tasks.get(999).questionId(), KEY_B, Set.of("succeeded")).get("status").asText());
+        assertEquals(0.0, counted(gateway, "sales", "first_attempt_success"), "a restarted instance restores its state and counts nothing again");
     }
 
     private static JsonNode awaitBatchDone(Gateway g, String batchId) throws Exception {

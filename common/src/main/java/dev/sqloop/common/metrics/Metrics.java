@@ -12,11 +12,11 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * and the registry every process exposes.
  */
 public final class Metrics {
-    /** Counter, tags datasource, dialect, outcome = first_attempt_success | corrected_success | failed. */
+    /** Counter, tags outcome = first_attempt_success | corrected_success | failed, reason, datasource, dialect. */
     public static final String QUESTIONS = "sqloop.questions";
     /** Counter, tags stage, category. */
     public static final String ERRORS = "sqloop.errors";
-    /** Counter, tags category, outcome. */
+    /** Counter, tags category, decision = retry | max_attempts | unchanged_sql | non_retryable | unknown_datasource. */
     public static final String REPAIRS = "sqloop.repairs";
     /** Distribution summary of attempts used per finished question. */
     public static final String ATTEMPTS = "sqloop.attempts";
@@ -28,7 +28,12 @@ public final class Metrics {
     public static final String LLM_TOKENS = "sqloop.llm.tokens";
     /** Counter, tags datasource, kind = exact | similar: questions answered from memory without an LLM call. */
     public static final String FEWSHOT_SHORTCUTS = "sqloop.fewshot.shortcuts";
+    /** Timer, tags datasource, dialect, outcome: submission to final result. */
     public static final String END_TO_END = "sqloop.end.to.end";
+    /** Distribution summary, tags datasource, dialect: LLM tokens (input + output) one question cost. */
+    public static final String QUESTION_TOKENS = "sqloop.question.tokens";
+    /** Counter, tag category: non-blocking hints passed on with an attempt. */
+    public static final String HINTS = "sqloop.hints";
 
     private Metrics() {}
 
