@@ -7,7 +7,6 @@ import dev.sqloop.cli.SubmitCommand;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.testkit.engines.DemoWarehouse;
-import dev.sqloop.testkit.llm.Fault;
 import dev.sqloop.testkit.llm.Latency;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.SimulatedLlm;
@@ -16,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,14 +32,6 @@ final class Demo {
     static final String DATASOURCE = "demo";
 
     private Demo() {}
-
-    /** The oracle's fault mix for the demo: about a third of first answers are right, the rest carry one fault each. */
-    static Map<Fault, Double> demoFaultMix() {
-        Map<Fault, Double> mix = new EnumMap<>(Fault.class);
-        mix.put(Fault.NONE, 0.35);
-        for (Fault f : Fault.values()) if (f != Fault.NONE) mix.put(f, 0.65 / (Fault.values().length - 1));
-        return mix;
-    }
 
     static int run(Args args) throws Exception {
         // under the checkout (the launcher sets SQLOOP_HOME), wherever it is called from
@@ -69,7 +59,7 @@ final class Demo {
         if (realLlm) {
             System.out.println("  LLM          " + settings.get("SQLOOP_LLM_BASE_URL") + " (configured by SQLOOP_LLM_BASE_URL)");
         } else {
-            llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), demoFaultMix(), "duckdb", 7), 7);
+            llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7);
             llm.faults().latency(Latency.lognormal(Duration.ofMillis(300), 0.5));
             System.out.println("  LLM          simulated OpenAI-compatible oracle at " + llm.openAiBaseUrl()
                     + " (knows the gold SQL; injects one fault into ~65% of first answers; set SQLOOP_LLM_BASE_URL for a real LLM)");

@@ -2,6 +2,7 @@ package dev.sqloop.embedded;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.JsonCodec;
+import dev.sqloop.testkit.llm.Fault;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +36,14 @@ public record DemoBatch(List<Item> items) {
             throw new UncheckedIOException(e);
         }
         return new DemoBatch(List.copyOf(items));
+    }
+
+    /** The oracle's fault mix for the demo: about a third of first answers are right, the rest carry one fault each. */
+    public static Map<Fault, Double> faultMix() {
+        Map<Fault, Double> mix = new EnumMap<>(Fault.class);
+        mix.put(Fault.NONE, 0.35);
+        for (Fault f : Fault.values()) if (f != Fault.NONE) mix.put(f, 0.65 / (Fault.values().length - 1));
+        return mix;
     }
 
     public Map<String, String> goldByQuestion() {

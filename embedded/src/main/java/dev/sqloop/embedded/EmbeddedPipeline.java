@@ -2,6 +2,7 @@ package dev.sqloop.embedded;
 
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.metrics.ManagementServer;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.StageRunner;
@@ -11,7 +12,9 @@ import dev.sqloop.fewshot.FewshotWorker;
 import dev.sqloop.gateway.Gateway;
 import dev.sqloop.gateway.GatewayConfig;
 import dev.sqloop.generator.CorrectionPromptBuilder;
+import dev.sqloop.generator.GenerateStage;
 import dev.sqloop.generator.GeneratorWorker;
+import dev.sqloop.generator.RepairStage;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ExampleStore;
 import dev.sqloop.store.ExampleStoreConfig;
@@ -21,12 +24,14 @@ import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.llm.SimulatedLlm;
 import dev.sqloop.validator.ValidatorWorker;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -38,6 +43,10 @@ import java.util.Map;
  * defaults under {@code workDir} for the gateway state and the example index (one store, opened here and shared by
  * the fewshot workers and the repair worker's similar past fixes); the LLM is {@code llm} unless
  * {@code SQLOOP_LLM_BASE_URL} is set.
+ *
+ * <p>Each service keeps its own metrics registry, served on its own management port (a free one, on 127.0.0.1) as
+ * a deployed service would: {@link #metricsEndpoints()} lists them by the job name Prometheus gives each service
+ * ({@code gateway}, {@code fewshot}, {@code generator}, {@code repair}, {@code validator}, {@code executor}).
  */
 public final class EmbeddedPipeline implements AutoCloseable {
     private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(60);
@@ -49,12 +58,16 @@ public final class EmbeddedPipeline implements AutoCloseable {
     private final FewshotWorker fewshot;
     private final Gateway gateway;
     private final ExampleStore store;
-    private final PrometheusMeterRegistry registry;
+    private final GeneratorWorker repair;
+    private final Map<String, PrometheusMeterRegistry> registries;
+    private final List<ManagementServer> management;
+    private final Map<String, URI> metricsEndpoints;
     private final Map<String, String> env;
 
     private EmbeddedPipeline(EmbeddedKafka broker, SimulatedLlm llm, List<StageRunner<?>> runners, GeneratorWorker generator,
-                             FewshotWorker fewshot, Gateway gateway, ExampleStore store, PrometheusMeterRegistry registry,
-                             Map<String, String> env) {
+                             GeneratorWorker repair, FewshotWorker fewshot, Gateway gateway, ExampleStore store,
+                             Map<String, PrometheusMeterRegistry> registries, List<ManagementServer> management,
+                             Map<String, URI> metricsEndpoints, Map<String, String> env) {
         this.broker = broker;
         this.llm = llm;
         this.runners = runners;
@@ -62,7 +75,10 @@ public final class EmbeddedPipeline implements AutoCloseable {
         this.fewshot = fewshot;
         this.gateway = gateway;
         this.store = store;
-        this.registry = registry;
+        this.repair = repair;
+        this.registries = registries;
+        this.management = management;
+        this.metricsEndpoints = metricsEndpoints;
         this.env = env;
     }
 
@@ -85,30 +101,56 @@ public final class EmbeddedPipeline implements AutoCloseable {
         env.putAll(settings);
         EnvConfig config = new EnvConfig(env);
 
-        PrometheusMeterRegistry registry = Metrics.newRegistry();
+        Map<String, PrometheusMeterRegistry> registries = new LinkedHashMap<>();
+        for (String service : List.of(GATEWAY, FEWSHOT, GENERATOR, REPAIR, VALIDATOR, EXECUTOR)) registries.put(service, Metrics.newRegistry());
         Clock clock = Clock.systemUTC();
         Embedder embedder = new Embedder();
         ExampleStore store = ExampleStores.open(ExampleStoreConfig.fromEnv(config));
 
-        FewshotWorker fewshot = FewshotWorker.create(config, registry, clock, embedder, store);
-        GeneratorWorker generator = GeneratorWorker.create(config, GeneratorWorker.Options.fromEnv(config)
-                .withSharedStore(embedder, store)
-                .withEvidence(stripEvidence ? CorrectionPromptBuilder.Evidence.STRIPPED : CorrectionPromptBuilder.Evidence.INCLUDED),
-                registry, clock);
+        FewshotWorker fewshot = FewshotWorker.create(config, registries.get(FEWSHOT), clock, embedder, store);
+        GeneratorWorker.Options options = GeneratorWorker.Options.fromEnv(config).withSharedStore(embedder, store)
+                .withEvidence(stripEvidence ? CorrectionPromptBuilder.Evidence.STRIPPED : CorrectionPromptBuilder.Evidence.INCLUDED);
+        // generate and repair as the two services a deployment runs (./sqloop run generator | repair)
+        GeneratorWorker generator = GeneratorWorker.create(config, options.withWorkers(GenerateStage.NAME), registries.get(GENERATOR), clock);
+        GeneratorWorker repair = GeneratorWorker.create(config, options.withWorkers(RepairStage.NAME), registries.get(REPAIR), clock);
+        Map<String, List<StageRunner<?>>> byService = new LinkedHashMap<>();
+        byService.put(FEWSHOT, fewshot.runners());
+        byService.put(GENERATOR, generator.runners());
+        byService.put(REPAIR, repair.runners());
+        byService.put(VALIDATOR, ValidatorWorker.create(config, registries.get(VALIDATOR), clock).runners());
+        byService.put(EXECUTOR, ExecutorWorker.create(config, registries.get(EXECUTOR), clock).runners());
         List<StageRunner<?>> runners = new ArrayList<>();
-        runners.addAll(fewshot.runners());
-        runners.addAll(generator.runners());
-        runners.addAll(ValidatorWorker.create(config, registry, clock).runners());
-        runners.addAll(ExecutorWorker.create(config, registry, clock).runners());
+        byService.values().forEach(runners::addAll);
+        List<ManagementServer> management = new ArrayList<>();
+        Map<String, URI> endpoints = new LinkedHashMap<>();
+        for (Map.Entry<String, List<StageRunner<?>>> e : byService.entrySet()) {
+            List<StageRunner<?>> own = e.getValue();
+            ManagementServer m = ManagementServer.start("127.0.0.1", 0, registries.get(e.getKey()),
+                    () -> own.stream().allMatch(StageRunner::healthy), () -> own.stream().allMatch(StageRunner::ready));
+            management.add(m);
+            endpoints.put(e.getKey(), URI.create("http://127.0.0.1:" + m.port() + "/metrics"));
+        }
 
         KafkaClients.ensureTopics(fewshot.kafka(), Topics.ALL, SYNC_TIMEOUT);
         // as the fewshot service does at start: a work dir reused from an earlier run lists its examples again
         fewshot.syncExamples(SYNC_TIMEOUT);
         runners.forEach(StageRunner::start);
 
-        Gateway gateway = Gateway.start(GatewayConfig.fromEnv(config), registry, Duration.ofSeconds(120));
-        return new EmbeddedPipeline(broker, llm, runners, generator, fewshot, gateway, store, registry, Map.copyOf(env));
+        Gateway gateway = Gateway.start(GatewayConfig.fromEnv(config), registries.get(GATEWAY), Duration.ofSeconds(120));
+        Map<String, URI> metricsEndpoints = new LinkedHashMap<>();
+        metricsEndpoints.put(GATEWAY, URI.create("http://127.0.0.1:" + gateway.port() + "/metrics"));
+        metricsEndpoints.putAll(endpoints);
+        return new EmbeddedPipeline(broker, llm, runners, generator, repair, fewshot, gateway, store, Map.copyOf(registries),
+                management, Map.copyOf(metricsEndpoints), Map.copyOf(env));
     }
+
+    public static final String GATEWAY = "gateway";
+    public static final String FEWSHOT = "fewshot";
+    public static final String GENERATOR = "generator";
+    public static final String REPAIR = "repair";
+    public static final String VALIDATOR = "validator";
+    public static final String EXECUTOR = "executor";
+
 
     public String gatewayUrl() {
         return "http://127.0.0.1:" + gateway.port();
@@ -127,8 +169,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return store;
     }
 
-    public PrometheusMeterRegistry registry() {
-        return registry;
+    /** Each service's metrics registry, by job name. */
+    public Map<String, PrometheusMeterRegistry> registries() {
+        return registries;
+    }
+
+    /** Each service's {@code /metrics} URL, by the job name Prometheus scrapes it as. */
+    public Map<String, URI> metricsEndpoints() {
+        return metricsEndpoints;
     }
 
     public Map<String, String> settings() {
@@ -144,7 +192,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
     public void close() {
         gateway.close();
         runners.forEach(StageRunner::close);
+        management.forEach(ManagementServer::close);
         generator.close();
+        repair.close();
         try {
             store.close();
         } catch (Exception ignored) {

@@ -53,7 +53,7 @@ class PipelineEndToEndIT {
     private static SimulatedLlm oracle(DemoBatch batch) {
         Map<String, String> gold = new java.util.LinkedHashMap<>(batch.goldByQuestion());
         PARAPHRASES.forEach((original, paraphrase) -> gold.put(paraphrase, gold.get(original)));
-        responder = new OracleResponder(gold, Demo.demoFaultMix(), "duckdb", 7);
+        responder = new OracleResponder(gold, DemoBatch.faultMix(), "duckdb", 7);
         SimulatedLlm llm = SimulatedLlm.start(responder, 7);
         llm.faults().latency(Latency.lognormal(Duration.ofMillis(100), 0.5));
         return llm;

@@ -1,6 +1,7 @@
 package dev.sqloop.gateway;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.Issue;
@@ -64,6 +65,8 @@ final class QuestionMetrics {
             questions(Outcomes.CORRECTED_SUCCESS, "", ds.getKey(), dialect);
             for (String reason : FAILURE_REASONS) questions(FAILED, reason, ds.getKey(), dialect);
         }
+        // hints are rare; at zero from the start, a dashboard shows "none" rather than "no data"
+        for (ErrorCategory c : ErrorCategory.values()) hints(c.wireName());
     }
 
     /** Counts what {@code update} adds to a question whose stored state is {@code before}; nothing for a repeat. */
@@ -115,10 +118,7 @@ final class QuestionMetrics {
                     .tags("category", category, "decision", decision(e)).register(registry).increment();
         } else if (VALIDATION_EVENT.equals(e.kind())) {
             for (Issue i : e.issues()) {
-                if (i.hint()) {
-                    Counter.builder(Metrics.HINTS).description("Non-blocking hints passed on with an attempt")
-                            .tags("category", i.category().wireName()).register(registry).increment();
-                }
+                if (i.hint()) hints(i.category().wireName()).increment();
             }
         }
     }
@@ -130,6 +130,11 @@ final class QuestionMetrics {
         int colon = reason.indexOf(':');
         String head = (colon < 0 ? reason : reason.substring(0, colon)).strip();
         return STOP_DECISIONS.contains(head) ? head : "other";
+    }
+
+    private Counter hints(String category) {
+        return Counter.builder(Metrics.HINTS).description("Non-blocking hints passed on with an attempt")
+                .tags("category", category).register(registry);
     }
 
     private Counter questions(String outcome, String reason, String datasource, String dialect) {

@@ -33,6 +33,13 @@ final class Promtool {
         return binary = Path.of("/usr/bin/promtool");
     }
 
+    /** The Prometheus server of the same package. */
+    static synchronized Path prometheus() throws IOException, InterruptedException {
+        Path server = binary().resolveSibling("prometheus");
+        if (!Files.isExecutable(server)) throw new IOException("promtool at " + binary() + " but no prometheus beside it");
+        return server;
+    }
+
     static Result run(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(binary().toString());

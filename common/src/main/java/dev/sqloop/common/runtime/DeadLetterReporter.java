@@ -26,6 +26,9 @@ public final class DeadLetterReporter {
     /** The broker refused the stage's output for good (too large, invalid). */
     public static final String OUTPUT_REJECTED = "output_rejected";
 
+    /** Every reason a record is dead-lettered for. */
+    public static final java.util.List<String> REASONS = java.util.List.of(UNDECODABLE, RETRIES_EXHAUSTED, PROCESSING_FAILED, OUTPUT_REJECTED);
+
     static final int MAX_MESSAGE_CHARS = 4000;
 
     private final String stage;

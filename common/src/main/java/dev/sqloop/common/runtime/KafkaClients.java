@@ -83,14 +83,26 @@ public final class KafkaClients {
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
                 consumerProperties(kafka, settings.groupId(), settings.maxPollRecords(), clientId + "-consumer"));
         Producer<byte[], byte[]> producer = producer(kafka, clientId + "-producer");
-        KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(consumer);
-        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(producer);
+        KafkaClientMetrics consumerMetrics = new KafkaClientMetrics(consumer, List.of(), metricsScheduler(clientId), METRICS_REFRESH);
+        KafkaClientMetrics producerMetrics = new KafkaClientMetrics(producer, List.of(), metricsScheduler(clientId), METRICS_REFRESH);
         consumerMetrics.bindTo(registry);
         producerMetrics.bindTo(registry);
         return new StageRunner<>(stage, inputTopic, consumer, producer, settings, registry, Clock.systemUTC())
                 .closing(consumerMetrics)
                 .closing(producerMetrics)
                 .closing(() -> producer.close(Duration.ofSeconds(10)));
+    }
+
+    /**
+     * How often Kafka client metrics are looked for anew. Per-partition lag exists only once a partition is assigned;
+     * Micrometer's default (60 s) left a new or rebalanced consumer's lag unseen for a minute.
+     */
+    static final Duration METRICS_REFRESH = Duration.ofSeconds(5);
+
+    /** One daemon thread per binder: the binder shuts its scheduler down when closed, so it cannot be shared. */
+    private static java.util.concurrent.ScheduledExecutorService metricsScheduler(String clientId) {
+        return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon().name("kafka-metrics-" + clientId).unstarted(r));
     }
 
     public static Admin admin(KafkaSettings kafka) {

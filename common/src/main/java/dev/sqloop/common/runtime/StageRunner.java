@@ -50,6 +50,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class StageRunner<I> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StageRunner.class);
+    /** Counter, tags stage, reason: records dead-lettered ({@code sqloop_dlq_records_total}). */
+    static final String DLQ_RECORDS = "sqloop.dlq.records";
     private static final Duration COMMIT_INTERVAL = Duration.ofMillis(200);
     private static final Duration PAUSED_POLL = Duration.ofMillis(5);
 
@@ -97,8 +99,11 @@ public final class StageRunner<I> implements AutoCloseable {
         this.consumerThread = Thread.ofPlatform().name("sqloop-" + stage.name() + "-consumer").unstarted(this::runLoop);
         this.retries = Counter.builder("sqloop.stage.infrastructure.retries").description("Infrastructure retries (never repair attempts)")
                 .tag("stage", stage.name()).register(registry);
+        // At zero from the start: the first dead letter of a stage is an increase Prometheus sees (a series born at 1
+        // is not), so the "dead letters growing" alert fires on it.
+        for (String reason : DeadLetterReporter.REASONS) registry.counter(DLQ_RECORDS, "stage", stage.name(), "reason", reason);
         DeadLetterReporter deadLetters = new DeadLetterReporter(stage.name(),
-                reason -> registry.counter("sqloop.dlq.records", "stage", stage.name(), "reason", reason).increment());
+                reason -> registry.counter(DLQ_RECORDS, "stage", stage.name(), "reason", reason).increment());
         this.handler = new RecordHandler<>(stage, settings.retry(), clock, deadLetters, () -> stopping, retries::increment,
                 RecordHandler.Sleeper.REAL);
         this.output = new AcknowledgedProducer(stage.name(), producer, deadLetters, settings.retry(), () -> stopping,
