@@ -74,7 +74,7 @@ final class BatchEndpoints {
         String batchId = UUID.randomUUID().toString();
         List<QuestionTask> tasks = new ArrayList<>(requests.size());
         for (QuestionRequest r : requests) tasks.add(submitter.task(Submitter.batchQuestionId(tenant, batchId, r.clientId()), tenant, batchId, r));
-        submitter.submitBatch(new BatchManifest(0, batchId, tenant, tasks.size(), submitter.now()), tasks);
+        submitter.submitBatch(new BatchManifest(0, batchId, tenant, tasks.size(), submitter.now()), tasks, Http.traceparent(ctx));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("batchId", batchId);
         out.put("count", tasks.size());

@@ -33,6 +33,17 @@ final class Http {
 
     private Http() {}
 
+    /**
+     * The submission's W3C trace context: the caller's {@code traceparent} continued (a child span), or a new trace
+     * when it sent none or a malformed one; answered in the response's {@code traceparent} header so the caller can
+     * find the question's log lines by trace id.
+     */
+    static String traceparent(Context ctx) {
+        String tp = dev.sqloop.common.runtime.TraceParent.child(ctx.header(dev.sqloop.common.SqloopHeaders.TRACEPARENT));
+        ctx.header(dev.sqloop.common.SqloopHeaders.TRACEPARENT, tp);
+        return tp;
+    }
+
     static String mediaType(Context ctx) {
         String type = ctx.contentType();
         if (type == null) throw new ApiError(415, "unsupported_media_type", "a Content-Type header is required", null, null);

@@ -43,7 +43,7 @@ final class QuestionEndpoints {
             }
         }
         QuestionTask task = submitter.task(id, tenant, null, request);
-        submitter.submitQuestions(List.of(task));
+        submitter.submitQuestions(List.of(task), Http.traceparent(ctx));
         ctx.status(202).json(accepted(id, null, "queued"));
     }
 

@@ -67,12 +67,13 @@ final class Submitter {
     }
 
     /** A batch and its manifest in one transaction; on failure nothing of it is visible and the caller may retry. */
-    void submitBatch(BatchManifest manifest, List<QuestionTask> tasks) {
+    /** @param traceparent the request's W3C trace context (the records continue it), or null for a new trace */
+    void submitBatch(BatchManifest manifest, List<QuestionTask> tasks, String traceparent) {
         synchronized (batchProducer) { // one transaction at a time per producer
             try {
                 batchProducer.beginTransaction();
-                batchProducer.send(OutgoingRecords.fresh(Topics.BATCHES, manifest));
-                for (QuestionTask t : tasks) batchProducer.send(OutgoingRecords.fresh(Topics.RETRIEVE_EXAMPLES, t));
+                batchProducer.send(OutgoingRecords.fresh(Topics.BATCHES, manifest, traceparent));
+                for (QuestionTask t : tasks) batchProducer.send(OutgoingRecords.fresh(Topics.RETRIEVE_EXAMPLES, t, traceparent));
                 batchProducer.commitTransaction();
             } catch (org.apache.kafka.common.errors.ProducerFencedException e) {
                 throw new ApiError(503, "unavailable", "another gateway took over this producer: " + e.getMessage(), null, null);
@@ -88,9 +89,9 @@ final class Submitter {
     }
 
     /** Sends and waits until the broker acknowledged every record; a failure is a 503 and the caller may retry. */
-    <M extends Message> void send(List<M> messages, Topic<M> topic) {
+    <M extends Message> void send(List<M> messages, Topic<M> topic, String traceparent) {
         List<Future<RecordMetadata>> acks = new ArrayList<>(messages.size());
-        for (M m : messages) acks.add(producer.send(OutgoingRecords.fresh(topic, m)));
+        for (M m : messages) acks.add(producer.send(OutgoingRecords.fresh(topic, m, traceparent)));
         producer.flush();
         try {
             for (Future<RecordMetadata> ack : acks) ack.get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -102,16 +103,16 @@ final class Submitter {
         }
     }
 
-    void submitQuestions(List<QuestionTask> tasks) {
-        send(tasks, Topics.RETRIEVE_EXAMPLES);
+    void submitQuestions(List<QuestionTask> tasks, String traceparent) {
+        send(tasks, Topics.RETRIEVE_EXAMPLES, traceparent);
     }
 
     void submitFeedback(FeedbackCommand command) {
-        send(List.of(command), Topics.FEEDBACK);
+        send(List.of(command), Topics.FEEDBACK, null);
     }
 
     void submitExampleCommand(ExampleCommand command) {
-        send(List.of(command), Topics.EXAMPLE_COMMANDS);
+        send(List.of(command), Topics.EXAMPLE_COMMANDS, null);
     }
 
     Instant now() {

@@ -242,9 +242,15 @@ class GatewayIT {
 
     @Test
     void shouldEnqueueAQuestionAndServeItsStatusThenItsResult() throws Exception {
-        HttpResponse<String> r = post(gateway, "/v1/questions", KEY_A, "application/json",
-                "{\"question\":\"How many orders were shipped?\",\"datasource\":\"demo\",\"maxAttempts\":2,\"metadata\":{\"team\":\"ops\"}}");
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/v1/questions"))
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"question\":\"How many orders were shipped?\",\"datasource\":\"demo\",\"maxAttempts\":2,\"metadata\":{\"team\":\"ops\"}}"))
+                .header("X-API-Key", KEY_A).header("Content-Type", "application/json").header("traceparent", traceparent).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(202, r.statusCode(), r.body());
+        assertTrue(r.headers().firstValue("traceparent").orElse("").startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-"),
+                "the caller's trace continues: " + r.headers().map());
         String id = json(r).get("id").asText();
         assertEquals("/v1/questions/" + id, json(r).get("statusUrl").asText());
 

@@ -29,6 +29,14 @@ public final class OutgoingRecords {
         return record(topic.name(), message, Map.of());
     }
 
+    /**
+     * A first record in the trace a caller started ({@code traceparent} of an HTTP request, W3C format; a new trace
+     * when null or malformed).
+     */
+    public static <M extends Message> ProducerRecord<byte[], byte[]> fresh(Topic<M> topic, M message, String traceparent) {
+        return record(topic.name(), message, traceparent == null ? Map.of() : Map.of(SqloopHeaders.TRACEPARENT, traceparent));
+    }
+
     /** A record produced because of an incoming one with {@code incoming} headers. */
     public static ProducerRecord<byte[], byte[]> record(String topic, Message message, Map<String, String> incoming) {
         Map<String, String> headers = new LinkedHashMap<>();

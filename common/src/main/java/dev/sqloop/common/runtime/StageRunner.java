@@ -368,6 +368,7 @@ public final class StageRunner<I> implements AutoCloseable {
      */
     private void handle(Work work) {
         Timer.Sample sample = Timer.start(registry);
+        org.slf4j.MDC.put(LOG_CONTEXT, logContext(work.record()));
         String kind = "abandoned";
         boolean slotHeld = true;
         try {
@@ -387,6 +388,7 @@ public final class StageRunner<I> implements AutoCloseable {
             running = false;
             consumer.wakeup();
         } finally {
+            org.slf4j.MDC.remove(LOG_CONTEXT);
             if (slotHeld) releaseSlot();
             work.progress().finished();
             busy.decrementAndGet();
@@ -394,6 +396,20 @@ public final class StageRunner<I> implements AutoCloseable {
                     .tag("stage", stage.name()).tag("outcome", kind).publishPercentileHistogram()
                     .register(registry));
         }
+    }
+
+    /** The logging MDC key ({@code %X{sqloop}} in the log pattern): the record's question id and trace id. */
+    public static final String LOG_CONTEXT = "sqloop";
+
+    static String logContext(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record) {
+        String question = header(record, dev.sqloop.common.SqloopHeaders.QUESTION_ID);
+        String trace = TraceParent.traceId(header(record, dev.sqloop.common.SqloopHeaders.TRACEPARENT));
+        return (question == null ? "" : "q=" + question + " ") + (trace == null ? "" : "trace=" + trace + " ");
+    }
+
+    private static String header(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record, String name) {
+        org.apache.kafka.common.header.Header h = record.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private void releaseSlot() {

@@ -21,6 +21,11 @@ public final class TraceParent {
         return parent.substring(0, 36) + hex(8) + parent.substring(52);
     }
 
+    /** The trace id of a valid {@code traceparent}, else null: what log lines carry. */
+    public static String traceId(String traceparent) {
+        return traceparent != null && VALID.matcher(traceparent).matches() ? traceparent.substring(3, 35) : null;
+    }
+
     private static String hex(int bytes) {
         byte[] b = new byte[bytes];
         ThreadLocalRandom.current().nextBytes(b);

@@ -38,6 +38,17 @@ class OutgoingRecordsTest {
     }
 
     @Test
+    void shouldContinueACallersTraceOnAFreshRecordAndLogItsIds() {
+        ProducerRecord<byte[], byte[]> r = OutgoingRecords.fresh(Topics.RETRIEVE_EXAMPLES, task(), PARENT);
+        assertEquals(PARENT.substring(0, 36), header(r, SqloopHeaders.TRACEPARENT).substring(0, 36), "the HTTP caller's trace id");
+        var consumed = new org.apache.kafka.clients.consumer.ConsumerRecord<>("retrieve-examples", 0, 0L, r.key(), r.value());
+        r.headers().forEach(h -> consumed.headers().add(h));
+        assertEquals("q=q1 trace=0af7651916cd43dd8448eb211c80319c ", StageRunner.logContext(consumed));
+        assertEquals("", StageRunner.logContext(new org.apache.kafka.clients.consumer.ConsumerRecord<>("t", 0, 0L, null, null)));
+        assertNull(TraceParent.traceId("00-bad-trace-01"));
+    }
+
+    @Test
     void shouldContinueTheTraceAndKeepIncomingHeadersButNotThisHopsOwn() {
         Map<String, String> incoming = Map.of(SqloopHeaders.TRACEPARENT, PARENT, "custom", "kept",
                 SqloopHeaders.ERROR_REASON, "old", SqloopHeaders.PREVIOUS_SQL, "SELECT 0", SqloopHeaders.ATTEMPT, "7");
