@@ -47,6 +47,16 @@ public final class Args {
         }
     }
 
+    /** Refuses, by name, any option not in {@code known} (and any positional argument when {@code positionals} is false). */
+    public Args allowOnly(boolean positionals, String... known) {
+        java.util.Set<String> allowed = java.util.Set.of(known);
+        for (String name : new java.util.TreeSet<>(options.keySet())) {
+            if (!allowed.contains(name)) throw new UsageException("unknown option --" + name + " (known: --" + String.join(", --", known) + ")");
+        }
+        if (!positionals && !positional.isEmpty()) throw new UsageException("unexpected argument '" + positional.getFirst() + "'");
+        return this;
+    }
+
     /** A command line that cannot be run as written. */
     public static final class UsageException extends RuntimeException {
         public UsageException(String message) {

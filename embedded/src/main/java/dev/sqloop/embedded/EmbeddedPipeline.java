@@ -89,15 +89,32 @@ public final class EmbeddedPipeline implements AutoCloseable {
      */
     public static EmbeddedPipeline start(Path workDir, Map<String, String> settings, SimulatedLlm llm, boolean stripEvidence)
             throws Exception {
+        return start(workDir, settings, llm, stripEvidence, EmbeddedKafka::start);
+    }
+
+    /**
+     * What {@code ./sqloop serve} runs: everything under {@code dataDir} kept across restarts — the broker's log
+     * ({@code dataDir/kafka}), the gateway's state, the example index — or an external Kafka when
+     * {@code SQLOOP_BOOTSTRAP_SERVERS} is set. The LLM is the configured one.
+     */
+    public static EmbeddedPipeline serve(Path dataDir, Map<String, String> settings) throws Exception {
+        boolean external = settings.containsKey("SQLOOP_BOOTSTRAP_SERVERS");
+        return start(dataDir, settings, null, false, external ? () -> null : () -> EmbeddedKafka.persistent(dataDir.resolve("kafka")));
+    }
+
+    private static EmbeddedPipeline start(Path workDir, Map<String, String> settings, SimulatedLlm llm, boolean stripEvidence,
+                                          java.util.function.Supplier<EmbeddedKafka> brokers) throws Exception {
         Files.createDirectories(workDir);
-        EmbeddedKafka broker = EmbeddedKafka.start();
+        EmbeddedKafka broker = brokers.get();
         Map<String, String> env = new HashMap<>();
-        env.put("SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+        if (broker != null) env.put("SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers());
         env.put("SQLOOP_FEWSHOT_LUCENE_PATH", workDir.resolve("examples").toString());
         env.put("SQLOOP_GATEWAY_PORT", Integer.toString(Ports.free()));
         env.put("SQLOOP_GATEWAY_STATE_DIR", workDir.resolve("gateway-state").toString());
-        env.put("SQLOOP_LLM_MODEL", "simulated");
-        if (llm != null) env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
+        if (llm != null) {
+            env.put("SQLOOP_LLM_MODEL", "simulated");
+            env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
+        }
         env.putAll(settings);
         EnvConfig config = new EnvConfig(env);
 
@@ -157,7 +174,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
     }
 
     public String bootstrapServers() {
-        return broker.bootstrapServers();
+        return env.get("SQLOOP_BOOTSTRAP_SERVERS");
+    }
+
+    /** Whether the broker runs in this JVM (else {@code SQLOOP_BOOTSTRAP_SERVERS} named an external one). */
+    public boolean embeddedBroker() {
+        return broker != null;
     }
 
     /** The simulated LLM, or null when a real endpoint is configured. */
@@ -201,6 +223,6 @@ public final class EmbeddedPipeline implements AutoCloseable {
             // the index was committed after every write
         }
         if (llm != null) llm.close();
-        broker.close();
+        if (broker != null) broker.close();
     }
 }

@@ -28,27 +28,54 @@ public final class EmbeddedKafka implements KafkaBroker {
     private final KafkaRaftServer server;
     private final String bootstrap;
     private final Path dataDir;
+    private final boolean keep;
 
-    private EmbeddedKafka(KafkaRaftServer server, String bootstrap, Path dataDir) {
+    private EmbeddedKafka(KafkaRaftServer server, String bootstrap, Path dataDir, boolean keep) {
         this.server = server;
         this.bootstrap = bootstrap;
         this.dataDir = dataDir;
+        this.keep = keep;
     }
 
+    /** A broker on a fresh temporary directory, deleted on close. */
     public static EmbeddedKafka start() {
         try {
-            Path dir = Files.createTempDirectory("sqloop-kafka-");
-            int brokerPort = Ports.free();
-            int controllerPort = Ports.free();
-            Properties props = BrokerConfig.singleNode(dir.resolve("data"), brokerPort, controllerPort);
-            Path file = BrokerConfig.write(props, dir.resolve("server.properties"));
-            format(file);
+            return start(Files.createTempDirectory("sqloop-kafka-"), false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A broker whose data lives in {@code dir} and survives close: started again on the same directory it has every
+     * topic, record and committed offset (its ports are kept in {@code dir/server.properties}). What
+     * {@code ./sqloop serve} runs on.
+     */
+    public static EmbeddedKafka persistent(Path dir) {
+        return start(dir, true);
+    }
+
+    private static EmbeddedKafka start(Path dir, boolean keep) {
+        try {
+            Files.createDirectories(dir);
+            Path file = dir.resolve("server.properties");
+            Properties props = new Properties();
+            if (keep && Files.exists(file)) {
+                try (var in = Files.newInputStream(file)) {
+                    props.load(in);
+                }
+            } else {
+                props = BrokerConfig.singleNode(dir.resolve("data"), Ports.free(), Ports.free());
+                BrokerConfig.write(props, file);
+                format(file);
+            }
+            int brokerPort = Integer.parseInt(props.getProperty("advertised.listeners").replaceAll(".*:", ""));
             KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props), Time.SYSTEM);
             server.startup();
             String bootstrap = "127.0.0.1:" + brokerPort;
             awaitPort(brokerPort, Duration.ofSeconds(60));
             log.info("embedded Kafka ready at {} (data {})", bootstrap, dir);
-            return new EmbeddedKafka(server, bootstrap, dir);
+            return new EmbeddedKafka(server, bootstrap, dir, keep);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -88,6 +115,6 @@ public final class EmbeddedKafka implements KafkaBroker {
     public void close() {
         server.shutdown();
         server.awaitShutdown();
-        Dirs.deleteQuietly(dataDir);
+        if (!keep) Dirs.deleteQuietly(dataDir);
     }
 }
