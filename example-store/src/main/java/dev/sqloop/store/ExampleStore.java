@@ -51,6 +51,9 @@ public interface ExampleStore extends AutoCloseable {
 
     long count();
 
+    /** Examples stored for one datasource, every owner's; cheap enough to read at each metrics scrape. */
+    long count(String datasource);
+
     /** Every stored example, in no particular order (publishing the store's content; not for the request path). */
     void forEachExample(java.util.function.Consumer<StoredExample> action);
 

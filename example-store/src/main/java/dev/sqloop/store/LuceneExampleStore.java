@@ -131,6 +131,13 @@ public final class LuceneExampleStore implements ExampleStore {
     }
 
     @Override
+    public long count(String datasource) {
+        return countOf(new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(KIND, KIND_EXAMPLE)), BooleanClause.Occur.FILTER)
+                .add(new TermQuery(new Term(DATASOURCE, datasource)), BooleanClause.Occur.FILTER).build());
+    }
+
+    @Override
     public void forEachExample(Consumer<StoredExample> action) {
         withSearcher(s -> {
             Term kind = new Term(KIND, KIND_EXAMPLE);

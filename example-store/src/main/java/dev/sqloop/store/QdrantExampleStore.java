@@ -168,6 +168,11 @@ public final class QdrantExampleStore implements ExampleStore {
     }
 
     @Override
+    public long count(String datasource) {
+        return await(client.countAsync(examples, Filter.newBuilder().addMust(matchKeyword("datasource", datasource)).build(), true));
+    }
+
+    @Override
     public void forEachExample(Consumer<StoredExample> action) {
         PointId offset = null;
         do {

@@ -97,6 +97,9 @@ abstract class ExampleStoreContract {
         StoredExample seed = all.stream().filter(e -> e.datasource().equals("hr")).findFirst().orElseThrow();
         assertEquals(null, seed.tenant());
         assertEquals(List.of(), seed.tags());
+        assertEquals(1, store.count("shop"), "a tenant's own example counts; deleted ones, marks and fixes do not");
+        assertEquals(1, store.count("hr"));
+        assertEquals(0, store.count("nowhere"));
     }
 
     @Test

@@ -32,10 +32,10 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public Result run(DatasourceConfig ds, String sql) {
         ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect(), RegexPolicy.Mode.fromWire(ds.safeguards().regex()));
         if (!verdict.allowed()) {
-            return new Failed(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
+            return Failed.refused(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
         }
         EngineError refused = AllowListCheck.refusal(ds, verdict.query());
-        if (refused != null) return new Failed(refused);
+        if (refused != null) return Failed.refused(refused);
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
         long start = System.nanoTime();
         // the text the engine gets; null: planned through prepared-statement metadata, the query itself

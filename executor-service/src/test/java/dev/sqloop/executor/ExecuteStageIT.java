@@ -17,6 +17,7 @@ import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.common.runtime.RetryPolicy;
 import dev.sqloop.common.runtime.RunnerSettings;
+import dev.sqloop.common.runtime.StageMetrics;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;
@@ -56,7 +57,7 @@ class ExecuteStageIT {
             RunnerSettings settings = RunnerSettings.defaults("sqloop-execute-it")
                     .withRetry(new RetryPolicy(2, Duration.ofMillis(100), Duration.ofMillis(300), 2.0))
                     .withShutdownTimeout(Duration.ofSeconds(10));
-            try (StageRunner<QuestionTask> runner = KafkaClients.runner(new ExecuteStage(datasources, executor, Clock.systemUTC()),
+            try (StageRunner<QuestionTask> runner = KafkaClients.runner(new ExecuteStage(datasources, executor, StageMetrics.NONE, Clock.systemUTC()),
                     Topics.EXECUTE, kafka, settings, new SimpleMeterRegistry()).start();
                  Producer<byte[], byte[]> producer = KafkaClients.producer(kafka, "it-producer")) {
                 send(producer, task("ok", "demo", "SELECT n_name FROM nation ORDER BY n_nationkey"));

@@ -16,13 +16,20 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.StageMetrics;
+import dev.sqloop.testkit.engines.DemoWarehouse;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ExecuteStageTest {
     private static final Instant NOW = Instant.parse("2026-11-22T10:00:00Z");
@@ -33,7 +40,47 @@ class ExecuteStageTest {
     }
 
     private static ExecuteStage stage(QueryRunner runner) {
-        return new ExecuteStage(DATASOURCES, runner, Clock.fixed(NOW, ZoneOffset.UTC));
+        return new ExecuteStage(DATASOURCES, runner, StageMetrics.NONE, Clock.fixed(NOW, ZoneOffset.UTC));
+    }
+
+    private static void assertScraped(PrometheusMeterRegistry registry, String line) {
+        String scrape = registry.scrape();
+        assertTrue(scrape.contains(line), () -> "missing " + line + " in\n" + scrape);
+    }
+
+    @Test
+    void shouldTimeEveryStatementADuckDbEngineSawAndNoneItWasSpared(@TempDir Path dir) throws Exception {
+        Datasources demo = Datasources.of(DatasourceConfig.of("demo", Dialect.DUCKDB,
+                "jdbc:duckdb:" + DemoWarehouse.create(dir.resolve("demo.duckdb")), null, null));
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (ReadOnlyExecutor executor = new ReadOnlyExecutor()) {
+            ExecuteStage s = new ExecuteStage(demo, executor, new MicrometerStageMetrics(registry), Clock.systemUTC());
+            assertEquals("forward", s.process(task("demo", "SELECT n_name FROM nation")).kind());
+            assertEquals("repair", s.process(task("demo", "SELECT n_nam FROM nation")).kind());
+            assertEquals("repair", s.process(task("demo", "DROP TABLE nation")).kind(), "refused by the guard, before the engine");
+        }
+        assertScraped(registry, "db_client_operation_duration_seconds_count{db_system_name=\"duckdb\",error_type=\"\"} 1");
+        assertScraped(registry, "db_client_operation_duration_seconds_count{db_system_name=\"duckdb\",error_type=\"column_not_found\"} 1");
+        assertScraped(registry, "db_client_operation_duration_seconds_bucket{db_system_name=\"duckdb\",error_type=\"\",le=\"10.0\"} 1");
+        assertScraped(registry, "db_client_operation_duration_seconds_max{db_system_name=\"duckdb\",error_type=\"\"}");
+        assertEquals(2, registry.get(dev.sqloop.common.metrics.Metrics.DB_OPERATION_DURATION).timers().stream()
+                .mapToLong(t -> t.count()).sum(), "the refused DROP is not an engine call");
+    }
+
+    @Test
+    void shouldTimeAnUnreachableEngineAsAConnectionErrorUnderItsOtelSystemName() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Datasources spark = Datasources.of(DatasourceConfig.of("lake", Dialect.SPARKSQL, "jdbc:hive2://127.0.0.1:1/default", null, null));
+        ExecuteStage s = new ExecuteStage(spark, (ds, sql) -> { throw new InfrastructureException("down", null); },
+                new MicrometerStageMetrics(registry), Clock.systemUTC());
+        assertThrows(InfrastructureException.class, () -> s.process(task("lake", "SELECT 1")));
+        assertScraped(registry, "db_client_operation_duration_seconds_count{db_system_name=\"spark\",error_type=\"connection_error\"} 1");
+    }
+
+    @Test
+    void shouldNameEveryDialectsEngineAsOpenTelemetryDoes() {
+        assertEquals(List.of("trino", "presto", "hive", "spark", "postgresql", "duckdb"),
+                java.util.Arrays.stream(Dialect.values()).map(ExecuteStage::dbSystem).toList());
     }
 
     @Test

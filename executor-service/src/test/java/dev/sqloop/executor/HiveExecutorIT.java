@@ -274,7 +274,7 @@ class HiveExecutorIT {
                 .withLimits(10, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(1));
         try (ReadOnlyExecutor local = new ReadOnlyExecutor()) {
             assertInstanceOf(QueryRunner.Succeeded.class, local.run(frozen, "SELECT 1"));
-            ExecuteStage stage = new ExecuteStage(Datasources.of(frozen), local, Clock.systemUTC());
+            ExecuteStage stage = new ExecuteStage(Datasources.of(frozen), local, dev.sqloop.common.runtime.StageMetrics.NONE, Clock.systemUTC());
             QuestionTask task = QuestionTask.create("q-frozen", "t", "frozen", "how many sales?", 3, Instant.now())
                     .withSql("SELECT count(*) FROM sales", TokenUsage.ZERO);
             RetryPolicy policy = new RetryPolicy(2, Duration.ofMillis(100), Duration.ofMillis(200), 2.0);

@@ -5,6 +5,7 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.StageMetrics;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ErrorFix;
 import dev.sqloop.store.ExampleStore;
@@ -30,13 +31,15 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
     private final Embedder embedder;
     private final ExampleStore store;
     private final FewshotConfig config;
+    private final StageMetrics metrics;
     private final Clock clock;
 
-    public CaptureStage(Embedder embedder, ExampleStore store, FewshotConfig config, Clock clock) {
+    public CaptureStage(Embedder embedder, ExampleStore store, FewshotConfig config, StageMetrics metrics, Clock clock) {
         super(NAME, QuestionTask.class);
         this.embedder = embedder;
         this.store = store;
         this.config = config;
+        this.metrics = metrics;
         this.clock = clock;
     }
 
@@ -57,7 +60,10 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
                 || store.find(task.datasource(), task.question()).isPresent();
         StoredExample captured = new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,
                 clock.instant(), owner, null, List.of(), false);
-        if (!curated) store.upsert(captured, embedder.embed(task.question()));
+        if (!curated) {
+            store.upsert(captured, embedder.embed(task.question()));
+            metrics.capture();
+        }
         boolean fixed = task.attempt() > 1 && task.previousSql() != null && !task.previousSql().equals(task.sql());
         Optional<String[]> error = fixed ? previousError(task) : Optional.empty();
         error.ifPresent(e -> store.upsertFix(new ErrorFix(task.datasource(), e[1], e[0], task.previousSql(), task.sql(),

@@ -2,6 +2,7 @@ package dev.sqloop.fewshot;
 
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
@@ -13,6 +14,7 @@ import dev.sqloop.fewshot.schema.JdbcSchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ExampleStore;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,6 +24,8 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The few-shot service's wiring, the only one: config → schema linker → the retrieve-examples, capture, feedback
@@ -57,16 +61,31 @@ public final class FewshotWorker {
         SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> datasources.find(ds).isPresent()
                 ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds), config.schemaName()),
                 embedder, SchemaLinker.Settings.fromEnv(env), clock);
+        MicrometerStageMetrics metrics = new MicrometerStageMetrics(registry);
+        registerExampleGauges(registry, store, datasources, config);
         List<StageRunner<?>> runners = List.of(
-                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
+                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, metrics),
                         Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry),
-                KafkaClients.runner(new CaptureStage(embedder, store, config, clock),
+                KafkaClients.runner(new CaptureStage(embedder, store, config, metrics, clock),
                         Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),
                 KafkaClients.runner(new FeedbackStage(embedder, store, config, clock),
                         Topics.FEEDBACK, kafka, RunnerConfig.fromEnv(env, FeedbackStage.NAME), registry),
                 KafkaClients.runner(new ExampleCommandStage(embedder, store, config, clock),
                         Topics.EXAMPLE_COMMANDS, kafka, RunnerConfig.fromEnv(env, ExampleCommandStage.NAME), registry));
         return new FewshotWorker(config, kafka, embedder, store, clock, runners);
+    }
+
+    /**
+     * One {@code sqloop.fewshot.examples} gauge per configured datasource (shared settings or a schema-only URL), read
+     * from the store at each scrape: a count on an indexed field, never a scan.
+     */
+    static void registerExampleGauges(MeterRegistry registry, ExampleStore store, Datasources datasources, FewshotConfig config) {
+        Set<String> names = new TreeSet<>(datasources.names());
+        names.addAll(config.schemaJdbcUrls().keySet());
+        for (String ds : names) {
+            Gauge.builder(Metrics.FEWSHOT_EXAMPLES, store, s -> s.count(ds)).description("Examples stored for the datasource")
+                    .tag("datasource", ds).register(registry);
+        }
     }
 
     /**

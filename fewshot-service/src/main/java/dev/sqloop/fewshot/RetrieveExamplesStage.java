@@ -16,6 +16,7 @@ import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ExampleStore;
 import dev.sqloop.store.Scored;
 import dev.sqloop.store.StoredExample;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * A question already answered (same question after normalization, or similar enough when configured) skips the
  * LLM: its stored SQL goes to {@code static-validate} as attempt 1, and validation and execution still run.
  * Both use only the examples the asking tenant may see: the shared ones (seeds, curator-shared) and its own.
+ * Reports the embedding + search time of every question, and the examples of those that go to the LLM.
  */
 public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "retrieve-examples";
@@ -62,6 +64,7 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
         // only what the asking tenant may see (shared examples and its own), filtered inside the search
         List<Scored<StoredExample>> hits = config.topK() == 0 ? List.of()
                 : store.search(task.datasource(), ExampleIds.owner(task.tenant()), vector, config.topK() * 2, config.minScore());
+        metrics.fewshotRetrieval(Duration.ofNanos(System.nanoTime() - start));
         List<Example> examples = distinct(hits);
         LinkedSchema schema = link(task, vector);
         NlConstraints nl = constraints.extract(task.question());
@@ -73,6 +76,7 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
             QuestionTask answered = enriched.withSql(shortcut.get(), null).withTiming(NAME, millis);
             return Outcome.send("shortcut", Topics.STATIC_VALIDATE, answered);
         }
+        metrics.fewshotHits(examples.size());
         return Outcome.forward(Topics.GENERATE, enriched.withTiming(NAME, millis));
     }
 

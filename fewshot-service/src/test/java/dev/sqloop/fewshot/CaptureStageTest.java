@@ -9,9 +9,12 @@ import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.metrics.Metrics;
+import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.store.StoredExample;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -23,6 +26,12 @@ import org.junit.jupiter.api.io.TempDir;
 class CaptureStageTest {
     @TempDir
     Path dir;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final MicrometerStageMetrics metrics = new MicrometerStageMetrics(registry);
+
+    private double captures() {
+        return registry.get(Metrics.FEWSHOT_CAPTURES).counter().count();
+    }
 
     private static QuestionTask success(String question, String sql, long rows) {
         return QuestionTask.create("q", "t", "shop", question, 3, Instant.now()).withSql(sql, null)
@@ -46,8 +55,9 @@ class CaptureStageTest {
     void shouldCaptureZeroRowSuccessesOnlyWhenConfiguredAndKeepCuratedExamples() {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
             Embedder embedder = TestModel.embedder();
-            CaptureStage strict = new CaptureStage(embedder, store, FewshotConfig.defaults(), Clock.systemUTC());
-            CaptureStage lenient = new CaptureStage(embedder, store, FewshotConfig.defaults().withCaptureRequireRows(false), Clock.systemUTC());
+            CaptureStage strict = new CaptureStage(embedder, store, FewshotConfig.defaults(), metrics, Clock.systemUTC());
+            CaptureStage lenient = new CaptureStage(embedder, store, FewshotConfig.defaults().withCaptureRequireRows(false), metrics,
+                    Clock.systemUTC());
 
             strict.process(success("Orders from 1900?", "SELECT * FROM orders WHERE year = 1900", 0));
             assertEquals(0, store.count());
@@ -63,19 +73,21 @@ class CaptureStageTest {
                     embedder.embed("Top sellers"));
             strict.process(success("top sellers", "SELECT automatic", 5));
             assertEquals("SELECT t_curated", store.find("shop", "Top sellers", "t").orElseThrow().sql(), "the tenant's own curated one kept");
+            assertEquals(1.0, captures(), "only the one success stored counts, not the kept curated ones nor the zero-row one");
         }
     }
 
     @Test
     void shouldCaptureTheSameQuestionOncePerTenantWithoutReplacingAnother() {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
-            CaptureStage capture = new CaptureStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
+            CaptureStage capture = new CaptureStage(TestModel.embedder(), store, FewshotConfig.defaults(), metrics, Clock.systemUTC());
             for (String tenant : List.of("tenant-a", "tenant-b")) {
                 QuestionTask t = QuestionTask.create("q-" + tenant, tenant, "shop", "Which region has the most suppliers?", 3, Instant.now())
                         .withSql("SELECT '" + tenant + "'", null).withExecution(new Execution(List.of("c"), List.of("INTEGER"), 1, List.of(), 1));
                 capture.process(t);
             }
             assertEquals(2, store.count(), "two examples, not one overwritten");
+            assertEquals(2.0, captures());
             assertEquals("SELECT 'tenant-a'", store.find("shop", "Which region has the most suppliers?", "tenant-a").orElseThrow().sql());
             assertEquals("SELECT 'tenant-b'", store.find("shop", "Which region has the most suppliers?", "tenant-b").orElseThrow().sql());
             assertFalse(store.find("shop", "Which region has the most suppliers?", "tenant-a").orElseThrow().shared());

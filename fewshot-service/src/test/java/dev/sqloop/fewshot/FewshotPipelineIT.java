@@ -78,7 +78,7 @@ class FewshotPipelineIT {
         SchemaLinker linker = new SchemaLinker(TestWarehouse.schemaSource(warehouse), embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
         runners.add(KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, new MicrometerStageMetrics(registry)),
                 Topics.RETRIEVE_EXAMPLES, kafka, settings("retrieve"), registry).start());
-        runners.add(KafkaClients.runner(new CaptureStage(embedder, store, config, Clock.systemUTC()),
+        runners.add(KafkaClients.runner(new CaptureStage(embedder, store, config, new MicrometerStageMetrics(registry), Clock.systemUTC()),
                 Topics.SUCCESS, kafka, settings("capture"), registry).start());
         runners.add(KafkaClients.runner(new FeedbackStage(embedder, store, config, Clock.systemUTC()),
                 Topics.FEEDBACK, kafka, settings("feedback"), registry).start());

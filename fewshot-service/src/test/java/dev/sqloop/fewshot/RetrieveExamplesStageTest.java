@@ -13,7 +13,9 @@ import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.store.StoredExample;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.sqloop.common.metrics.Metrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -31,7 +33,7 @@ class RetrieveExamplesStageTest {
     Path dir;
     LuceneExampleStore store;
     final Embedder embedder = TestModel.embedder();
-    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final SchemaLinker unreachable = new SchemaLinker(ds -> {
         throw new SQLException("connection refused");
     }, embedder, SchemaLinker.Settings.DEFAULTS, Clock.systemUTC());
@@ -76,6 +78,11 @@ class RetrieveExamplesStageTest {
         assertTrue(task.linkedSchema().tables().isEmpty());
         assertEquals("count", task.constraints().aggregation());
         assertTrue(task.timings().containsKey(RetrieveExamplesStage.NAME));
+        String scrape = registry.scrape();
+        for (String line : List.of("sqloop_fewshot_retrieval_duration_seconds_count 1", "sqloop_fewshot_retrieval_duration_seconds_bucket{le=\"5.0\"} 1",
+                "sqloop_fewshot_hits_count 1", "sqloop_fewshot_hits_sum " + sqls.size())) {
+            assertTrue(scrape.contains(line), () -> "missing " + line + " in\n" + scrape);
+        }
     }
 
     @Test
@@ -93,6 +100,8 @@ class RetrieveExamplesStageTest {
         Outcome.Send exactOff = run(FewshotConfig.defaults().withShortcut(false, 2.0), "Which products are toys?");
         assertEquals(Topics.GENERATE.name(), exactOff.emissions().getFirst().topic(), "exact shortcut can be switched off");
         assertNull(((QuestionTask) exactOff.emissions().getFirst().message()).sql());
+        assertEquals(3, registry.get(Metrics.FEWSHOT_RETRIEVAL_DURATION).timer().count(), "every question is retrieved for");
+        assertEquals(2, registry.get(Metrics.FEWSHOT_HITS).summary().count(), "only the questions that reach a prompt count hits");
     }
 
     private void own(String tenant, String question, String sql, String source) {

@@ -7,7 +7,6 @@ import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.AbstractStage;
 import dev.sqloop.common.runtime.Outcome;
@@ -27,8 +26,6 @@ import java.util.Optional;
  */
 public final class GenerateStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "generate";
-    /** Counter of LLM tokens spent, tag type = input | output. */
-    public static final String TOKENS = Metrics.LLM_TOKENS;
 
     private final LlmClient llm;
     private final DialectLookup dialects;
@@ -63,19 +60,20 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
         Instant start = clock.instant();
         long callStart = System.nanoTime();
         LlmClient.Reply reply;
-        String outcome = "error";
         try {
             reply = llm.complete(prompt);
-            outcome = "ok";
         } catch (LlmRejectedException e) {
-            outcome = "rejected";
+            llmCall(LlmErrorType.of(e), callStart);
             return Outcome.finish(QuestionResult.failed(task, Outcomes.LLM_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
                     e.getMessage(), clock.instant()));
-        } finally {
-            metrics.llmCall(outcome, Duration.ofNanos(System.nanoTime() - callStart));
+        } catch (RuntimeException e) {
+            // recorded before the runner retries it: each try is one call in the metrics
+            llmCall(LlmErrorType.of(e), callStart);
+            throw e;
         }
+        llmCall("", callStart);
         long millis = Math.max(0, clock.millis() - start.toEpochMilli());
-        metrics.llmTokens(reply.usage().inputTokens(), reply.usage().outputTokens());
+        metrics.llmTokens(llm.provider(), llm.model(), reply.usage().inputTokens(), reply.usage().outputTokens());
         return switch (OutputGuardrails.check(reply.text())) {
             case OutputGuardrails.Valid v -> Outcome.forward(Topics.STATIC_VALIDATE,
                     task.withSql(projection.enforce(v.sql(), task.question()), reply.usage()).withTiming(NAME, millis));
@@ -83,6 +81,10 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
                     .withIssues(List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, inv.reason())))
                     .withTiming(NAME, millis));
         };
+    }
+
+    private void llmCall(String errorType, long startNanos) {
+        metrics.llmCall(llm.provider(), llm.model(), errorType, Duration.ofNanos(System.nanoTime() - startNanos));
     }
 
     /** An LLM that stays down past the runner's budget ends the question with a clear reason, not "in progress". */

@@ -103,7 +103,7 @@ public final class GeneratorWorker implements AutoCloseable {
         if (options.workers().contains(RepairStage.NAME)) {
             CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env, options, owned),
                     options.evidence());
-            RepairStage repair = new RepairStage(dialects, prompts, new MicrometerStageMetrics(registry), clock);
+            RepairStage repair = new RepairStage(dialects, prompts, clock);
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         return new GeneratorWorker(config, kafka, options.workers(), List.copyOf(runners), owned);

@@ -24,19 +24,24 @@ import java.util.concurrent.Semaphore;
  */
 public final class LangChainLlmClient implements LlmClient {
     private final ChatModel model;
+    private final String providerName;
+    private final String modelName;
     private final boolean jsonMode;
     private final Semaphore permits;
     private final RequestPacer pacer;
 
-    public LangChainLlmClient(ChatModel model, boolean jsonMode, int maxConcurrency, RequestPacer pacer) {
+    public LangChainLlmClient(ChatModel model, String providerName, String modelName, boolean jsonMode, int maxConcurrency,
+                              RequestPacer pacer) {
         this.model = model;
+        this.providerName = providerName;
+        this.modelName = modelName;
         this.jsonMode = jsonMode;
         this.permits = new Semaphore(maxConcurrency);
         this.pacer = pacer;
     }
 
     public static LangChainLlmClient fromConfig(GeneratorConfig config) {
-        return new LangChainLlmClient(chatModel(config), config.jsonMode(), config.maxConcurrency(),
+        return new LangChainLlmClient(chatModel(config), config.provider(), config.model(), config.jsonMode(), config.maxConcurrency(),
                 new RequestPacer(config.ratePerSecond()));
     }
 
@@ -60,6 +65,16 @@ public final class LangChainLlmClient implements LlmClient {
                 .timeout(c.timeout())
                 .maxRetries(0)
                 .build();
+    }
+
+    @Override
+    public String provider() {
+        return providerName;
+    }
+
+    @Override
+    public String model() {
+        return modelName;
     }
 
     @Override

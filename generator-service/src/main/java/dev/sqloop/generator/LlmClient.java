@@ -11,6 +11,16 @@ public interface LlmClient {
 
     Reply complete(Prompt prompt);
 
+    /** The OTel {@code gen_ai.provider.name} of the endpoint: {@code openai} or {@code ollama}. */
+    default String provider() {
+        return GeneratorConfig.OPENAI;
+    }
+
+    /** The OTel {@code gen_ai.request.model}: the model asked for (test doubles answer for none). */
+    default String model() {
+        return "none";
+    }
+
     /** The two parts of a prompt: instructions and context (system), and the question or correction (user). */
     record Prompt(String system, String user) {}
 

@@ -8,7 +8,6 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.AbstractStage;
-import dev.sqloop.common.runtime.StageMetrics;
 import dev.sqloop.common.sql.SqlDiff;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,14 +27,12 @@ public final class RepairStage extends AbstractStage<QuestionTask> {
 
     private final DialectLookup dialects;
     private final CorrectionPromptBuilder prompts;
-    private final StageMetrics metrics;
     private final Clock clock;
 
-    public RepairStage(DialectLookup dialects, CorrectionPromptBuilder prompts, StageMetrics metrics, Clock clock) {
+    public RepairStage(DialectLookup dialects, CorrectionPromptBuilder prompts, Clock clock) {
         super(NAME, QuestionTask.class);
         this.dialects = dialects;
         this.prompts = prompts;
-        this.metrics = metrics;
         this.clock = clock;
     }
 
@@ -43,7 +40,6 @@ public final class RepairStage extends AbstractStage<QuestionTask> {
     public Outcome process(QuestionTask task) {
         Instant start = clock.instant();
         RepairDecision decision = RepairDecision.decide(task, dialects);
-        metrics.repairDecision(decision.category().wireName(), decision.reason());
         Instant now = clock.instant();
         AttemptEvent event = new AttemptEvent(Message.CURRENT_SCHEMA_VERSION, task.questionId(), task.attempt(), NAME,
                 "repair-decision", task.sql(), task.issues(), decision.decision(), decision.reason() + ": " + decision.detail(),

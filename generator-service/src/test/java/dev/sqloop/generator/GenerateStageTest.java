@@ -17,7 +17,10 @@ import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.common.runtime.Outcome;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.langchain4j.exception.HttpException;
+import dev.langchain4j.exception.InternalServerException;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,7 +32,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class GenerateStageTest {
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<LlmClient.Prompt> prompts = new ArrayList<>();
 
     private GenerateStage stage(Function<LlmClient.Prompt, LlmClient.Reply> llm) {
@@ -67,7 +70,7 @@ class GenerateStageTest {
         assertEquals(1, t.attempt(), "generation never changes the attempt");
         assertTrue(t.timings().containsKey("generate"));
         assertTrue(prompts.getFirst().system().startsWith("Write Trino SQL"));
-        assertEquals(1, registry.get(Metrics.LLM_DURATION).tag("outcome", "ok").timer().count());
+        assertEquals(1, registry.get(Metrics.GEN_AI_OPERATION_DURATION).tag(Metrics.ERROR_TYPE, "").timer().count());
     }
 
     @Test
@@ -103,7 +106,8 @@ class GenerateStageTest {
             throw down;
         });
         assertSame(down, assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo"))));
-        assertEquals(1, registry.get(Metrics.LLM_DURATION).tag("outcome", "error").timer().count());
+        assertEquals(1, registry.get(Metrics.GEN_AI_OPERATION_DURATION).tag(Metrics.ERROR_TYPE, "InfrastructureException").timer().count(),
+                "no status known: the exception's class");
     }
 
     @Test
@@ -129,6 +133,7 @@ class GenerateStageTest {
         assertEquals(Outcomes.LLM_UNAVAILABLE, r.reason());
         assertTrue(r.errorMessage().contains("HTTP 401"), r.errorMessage());
         assertNull(r.sql());
+        assertEquals(1, registry.get(Metrics.GEN_AI_OPERATION_DURATION).tag(Metrics.ERROR_TYPE, "401").timer().count());
     }
 
     @Test
@@ -142,7 +147,54 @@ class GenerateStageTest {
         QuestionTask off = only(new GenerateStage(llm, Tasks.DIALECTS, new PromptBuilder(true), new MicrometerStageMetrics(registry), clock).process(q),
                 Topics.STATIC_VALIDATE.name());
         assertEquals("SELECT id, email, name FROM customers", off.sql());
-        assertEquals(80.0, registry.get(GenerateStage.TOKENS).tag("type", "input").counter().count());
-        assertEquals(16.0, registry.get(GenerateStage.TOKENS).tag("type", "output").counter().count());
+        assertEquals(80.0, registry.get(Metrics.GEN_AI_TOKEN_USAGE).tag(Metrics.GEN_AI_TOKEN_TYPE, "input").summary().totalAmount());
+        assertEquals(16.0, registry.get(Metrics.GEN_AI_TOKEN_USAGE).tag(Metrics.GEN_AI_TOKEN_TYPE, "output").summary().totalAmount());
+        assertEquals(2, registry.get(Metrics.GEN_AI_TOKEN_USAGE).tag(Metrics.GEN_AI_TOKEN_TYPE, "output").summary().count(), "one per call");
+    }
+
+    @Test
+    void shouldExportEveryLlmCallUnderTheGenAiNamesWithABoundedErrorType() {
+        List<RuntimeException> failures = new ArrayList<>(List.of(
+                LangChainLlmClient.classify(new InternalServerException(new HttpException(503, "overloaded"))),
+                LangChainLlmClient.classify(new dev.langchain4j.exception.TimeoutException("read timed out")),
+                LangChainLlmClient.classify(new RuntimeException(new java.io.UncheckedIOException(new java.net.ConnectException("refused"))))));
+        LlmClient client = new LlmClient() {
+            @Override
+            public Reply complete(Prompt prompt) {
+                if (!failures.isEmpty()) throw failures.removeFirst();
+                return new Reply("SELECT 1", new TokenUsage(300, 12));
+            }
+
+            @Override
+            public String provider() {
+                return GeneratorConfig.OLLAMA;
+            }
+
+            @Override
+            public String model() {
+                return "llama3.1";
+            }
+        };
+        GenerateStage s = new GenerateStage(client, Tasks.DIALECTS, new PromptBuilder(true), new MicrometerStageMetrics(registry),
+                Clock.systemUTC());
+        for (int i = 0; i < 3; i++) assertThrows(InfrastructureException.class, () -> s.process(Tasks.fresh("demo")));
+        only(s.process(Tasks.fresh("demo")), Topics.STATIC_VALIDATE.name());
+
+        String scrape = registry.scrape();
+        String tags = ",gen_ai_operation_name=\"chat\",gen_ai_provider_name=\"ollama\",gen_ai_request_model=\"llama3.1\"";
+        for (String errorType : List.of("", "503", "timeout", "ConnectException")) {
+            String count = "gen_ai_client_operation_duration_seconds_count{error_type=\"" + errorType + "\"" + tags + "} 1";
+            assertTrue(scrape.contains(count), () -> "missing " + count + " in\n" + scrape);
+        }
+        String le = "gen_ai_client_operation_duration_seconds_bucket{error_type=\"\"" + tags + ",le=\"81.92\"} 1";
+        assertTrue(scrape.contains(le), () -> "missing " + le + " in\n" + scrape);
+        String tokenTags = "gen_ai_operation_name=\"chat\",gen_ai_provider_name=\"ollama\",gen_ai_request_model=\"llama3.1\",gen_ai_token_type=";
+        for (String bucket : List.of(tokenTags + "\"input\",le=\"256.0\"} 0", tokenTags + "\"input\",le=\"1024.0\"} 1",
+                tokenTags + "\"output\",le=\"4.0\"} 0", tokenTags + "\"output\",le=\"16.0\"} 1")) {
+            assertTrue(scrape.contains("gen_ai_client_token_usage_bucket{" + bucket), () -> "missing " + bucket + " in\n" + scrape);
+        }
+        assertEquals(1, registry.get(Metrics.GEN_AI_TOKEN_USAGE).tag(Metrics.GEN_AI_TOKEN_TYPE, "input").summary().count(),
+                "failed calls record no tokens");
+        assertTrue(!scrape.contains("sqloop_llm"), "the old sqloop.llm.* meters are gone");
     }
 }

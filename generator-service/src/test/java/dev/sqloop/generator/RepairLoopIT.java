@@ -119,7 +119,7 @@ class RepairLoopIT {
         GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), DIALECTS, new PromptBuilder(true),
                 new MicrometerStageMetrics(registry), Clock.systemUTC());
         RepairStage repair = new RepairStage(DIALECTS,
-                new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, evidence), new MicrometerStageMetrics(registry), Clock.systemUTC());
+                new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, evidence), Clock.systemUTC());
         runners.add(KafkaClients.runner(generate, Topics.GENERATE, io.settings(), settings("it-generate"), registry).start());
         runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, io.settings(), settings("it-repair"), registry).start());
         runners.add(KafkaClients.runner(validator, Topics.STATIC_VALIDATE, io.settings(), settings("it-validate"), registry).start());

@@ -23,12 +23,34 @@ public final class Metrics {
     public static final String ATTEMPTS = "sqloop.attempts";
     /** Timer, tags stage, outcome. */
     public static final String STAGE_DURATION = "sqloop.stage.duration";
-    /** Timer, tag outcome = ok | rejected | error: one LLM call, including failed ones. */
-    public static final String LLM_DURATION = "sqloop.llm.duration";
-    /** Counter of LLM tokens spent, tag type = input | output. */
-    public static final String LLM_TOKENS = "sqloop.llm.tokens";
+    /**
+     * Timer (histogram), one LLM call including failed and retried ones; OpenTelemetry gen-ai semconv 1.37.0.
+     * Tags {@link #GEN_AI_OPERATION_NAME}, {@link #GEN_AI_PROVIDER_NAME}, {@link #GEN_AI_REQUEST_MODEL}, {@link #ERROR_TYPE}.
+     */
+    public static final String GEN_AI_OPERATION_DURATION = "gen_ai.client.operation.duration";
+    /** Distribution summary (histogram) of tokens per answered LLM call: {@link #GEN_AI_TOKEN_TYPE} plus the call's tags. */
+    public static final String GEN_AI_TOKEN_USAGE = "gen_ai.client.token.usage";
+    /** Timer (histogram), one statement sent to a SQL engine; OTel db semconv. Tags {@link #DB_SYSTEM_NAME}, {@link #ERROR_TYPE}. */
+    public static final String DB_OPERATION_DURATION = "db.client.operation.duration";
+    /** Timer (histogram): embedding one question and searching the example store. */
+    public static final String FEWSHOT_RETRIEVAL_DURATION = "sqloop.fewshot.retrieval.duration";
+    /** Distribution summary: examples placed in one prompt. */
+    public static final String FEWSHOT_HITS = "sqloop.fewshot.hits";
     /** Counter, tags datasource, kind = exact | similar: questions answered from memory without an LLM call. */
     public static final String FEWSHOT_SHORTCUTS = "sqloop.fewshot.shortcuts";
+    /** Counter: successes auto-capture stored as examples (a duplicate it did not store is not counted). */
+    public static final String FEWSHOT_CAPTURES = "sqloop.fewshot.captures";
+    /** Gauge, tag datasource: examples stored per configured datasource, read from the store at each scrape. */
+    public static final String FEWSHOT_EXAMPLES = "sqloop.fewshot.examples";
+
+    /** OTel tag keys (Prometheus shows {@code gen_ai_operation_name} etc.). */
+    public static final String GEN_AI_OPERATION_NAME = "gen_ai.operation.name";
+    public static final String GEN_AI_PROVIDER_NAME = "gen_ai.provider.name";
+    public static final String GEN_AI_REQUEST_MODEL = "gen_ai.request.model";
+    public static final String GEN_AI_TOKEN_TYPE = "gen_ai.token.type";
+    public static final String DB_SYSTEM_NAME = "db.system.name";
+    /** Empty on success; otherwise a bounded error class. Always present, so every meter of a name has the same keys. */
+    public static final String ERROR_TYPE = "error.type";
     /** Timer, tags datasource, dialect, outcome: submission to final result. */
     public static final String END_TO_END = "sqloop.end.to.end";
     /** Distribution summary, tags datasource, dialect: LLM tokens (input + output) one question cost. */

@@ -15,7 +15,7 @@ import java.time.Instant;
  * an ordinary {@link Outcome}.
  *
  * <p>Implementations extend {@link AbstractStage}, which holds the name and the input type. A stage reports what the
- * runner cannot see (LLM calls, repair decisions…) through {@link StageMetrics}, never through a metrics library.
+ * runner cannot see (LLM and engine calls, few-shot retrieval…) through {@link StageMetrics}, never through a metrics library.
  */
 public interface Stage<I> {
 
