@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * The entry point for what runs on the embedded classpath (testkit's broker, simulated LLM and demo warehouse):
- * {@code demo}, {@code serve} and {@code bench}. Any other command goes to {@link dev.sqloop.cli.Main}, so this classpath can run
+ * {@code demo}, {@code serve}, {@code eval} and {@code bench}. Any other command goes to {@link dev.sqloop.cli.Main}, so this classpath can run
  * everything; the launcher sends only {@code demo} and {@code bench} here.
  */
 public final class Main {
@@ -29,6 +29,7 @@ public final class Main {
         return switch (command) {
             case "demo" -> Demo.run(new Args(rest));
             case "serve" -> Serve.run(new Args(rest));
+            case "eval" -> dev.sqloop.embedded.eval.Eval.run(new Args(rest));
             case "bench" -> bench(rest);
             default -> dev.sqloop.cli.Main.run(argv);
         };

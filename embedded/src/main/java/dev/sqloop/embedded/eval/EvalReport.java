@@ -1,0 +1,200 @@
+package dev.sqloop.embedded.eval;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.datasource.Datasources;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/** The scored rows of an eval run, aggregated per configuration and broken down by query category, dialect and error. */
+public final class EvalReport {
+    private static final Set<String> REPAIR_FAILURES = Set.of("max_attempts", "unchanged_sql", "non_retryable");
+
+    /** One configuration's figures. */
+    public record Summary(int maxAttempts, int questions, int va, int ex, int em, int firstAttempt, int corrected, int failed,
+                          double correctionEffectiveness, double averageAttempts, double tokensPerQuestion, double seconds) {
+        public double exRate() {
+            return questions == 0 ? 0 : (double) ex / questions;
+        }
+
+        public double vaRate() {
+            return questions == 0 ? 0 : (double) va / questions;
+        }
+    }
+
+    private final List<EvalCase> cases;
+    private final List<Integer> configs;
+    private final List<Eval.Row> rows;
+    private final Map<Integer, Double> seconds;
+    private final Datasources datasources;
+
+    EvalReport(List<EvalCase> cases, List<Integer> configs, List<Eval.Row> rows, Map<Integer, Double> seconds, Datasources datasources) {
+        this.cases = cases;
+        this.configs = configs;
+        this.rows = rows;
+        this.seconds = seconds;
+        this.datasources = datasources;
+    }
+
+    public List<Eval.Row> rows() {
+        return rows;
+    }
+
+    public Summary summary(int maxAttempts) {
+        List<Eval.Row> r = rows.stream().filter(x -> x.maxAttempts() == maxAttempts).toList();
+        int first = count(r, x -> "first_attempt_success".equals(x.reason()));
+        int corrected = count(r, x -> "corrected_success".equals(x.reason()));
+        int failed = count(r, x -> !"succeeded".equals(x.status()));
+        int repairFailed = count(r, x -> REPAIR_FAILURES.contains(x.reason()));
+        return new Summary(maxAttempts, r.size(), count(r, x -> x.score().va()), count(r, x -> x.score().ex()),
+                count(r, x -> x.score().em()), first, corrected, failed,
+                corrected + repairFailed == 0 ? Double.NaN : (double) corrected / (corrected + repairFailed),
+                r.stream().mapToInt(Eval.Row::attempts).average().orElse(0),
+                r.stream().mapToLong(Eval.Row::tokens).average().orElse(0), seconds.getOrDefault(maxAttempts, 0.0));
+    }
+
+    /** EX rate per value of {@code key}, per configuration. */
+    Map<String, Map<Integer, double[]>> exBy(Function<Eval.Row, String> key) {
+        Map<String, Map<Integer, double[]>> out = new TreeMap<>();
+        for (Eval.Row r : rows) {
+            double[] c = out.computeIfAbsent(key.apply(r), k -> new TreeMap<>()).computeIfAbsent(r.maxAttempts(), k -> new double[2]);
+            c[0] += r.score().ex() ? 1 : 0;
+            c[1]++;
+        }
+        return out;
+    }
+
+    String dialect(Eval.Row r) {
+        return datasources.find(r.c().datasource()).map(d -> d.dialect().wireName()).orElse("unknown");
+    }
+
+    /** The no-retry vs retry table (what the command prints). */
+    public String comparison() {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%-28s", "max attempts"));
+        for (int m : configs) b.append(String.format(Locale.ROOT, "%12d", m));
+        b.append('\n');
+        line(b, "questions", m -> Integer.toString(summary(m).questions()));
+        line(b, "VA (executes)", m -> pct(summary(m).va(), summary(m).questions()));
+        line(b, "EX (right result)", m -> pct(summary(m).ex(), summary(m).questions()));
+        line(b, "EM (same SQL)", m -> pct(summary(m).em(), summary(m).questions()));
+        line(b, "first-attempt successes", m -> Integer.toString(summary(m).firstAttempt()));
+        line(b, "corrected", m -> Integer.toString(summary(m).corrected()));
+        line(b, "failed", m -> Integer.toString(summary(m).failed()));
+        line(b, "correction effectiveness", m -> Double.isNaN(summary(m).correctionEffectiveness()) ? "-"
+                : String.format(Locale.ROOT, "%.1f %%", 100 * summary(m).correctionEffectiveness()));
+        line(b, "average attempts", m -> String.format(Locale.ROOT, "%.2f", summary(m).averageAttempts()));
+        line(b, "LLM tokens per question", m -> String.format(Locale.ROOT, "%.0f", summary(m).tokensPerQuestion()));
+        line(b, "wall time", m -> String.format(Locale.ROOT, "%.1f s", summary(m).seconds()));
+        return b.toString();
+    }
+
+    private void line(StringBuilder b, String label, Function<Integer, String> cell) {
+        b.append(String.format(Locale.ROOT, "%-28s", label));
+        for (int m : configs) b.append(String.format(Locale.ROOT, "%12s", cell.apply(m)));
+        b.append('\n');
+    }
+
+    void write(Path dir) throws IOException {
+        StringBuilder q = new StringBuilder();
+        for (Eval.Row r : rows) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("id", r.c().id());
+            o.put("maxAttempts", r.maxAttempts());
+            o.put("datasource", r.c().datasource());
+            o.put("dialect", dialect(r));
+            o.put("category", r.c().category());
+            o.put("question", r.c().question());
+            o.put("status", r.status());
+            o.put("reason", r.reason());
+            o.put("attempts", r.attempts());
+            o.put("firstError", r.firstError());
+            o.put("va", r.score().va());
+            o.put("ex", r.score().ex());
+            o.put("em", r.score().em());
+            o.put("note", r.score().note());
+            o.put("sql", r.sql());
+            o.put("gold", r.c().gold());
+            o.put("tokens", r.tokens());
+            q.append(JsonCodec.encodeToString(o)).append('\n');
+        }
+        Files.writeString(dir.resolve("questions.jsonl"), q);
+
+        ObjectNode json = JsonCodec.mapper().createObjectNode();
+        ArrayNode summaries = json.putArray("configurations");
+        for (int m : configs) summaries.add(JsonCodec.mapper().valueToTree(summary(m)));
+        json.set("exByCategory", JsonCodec.mapper().valueToTree(exBy(r -> r.c().category())));
+        json.set("exByDialect", JsonCodec.mapper().valueToTree(exBy(this::dialect)));
+        json.set("firstErrors", JsonCodec.mapper().valueToTree(firstErrors()));
+        Files.writeString(dir.resolve("report.json"), json.toPrettyString());
+        Files.writeString(dir.resolve("report.md"), markdown());
+    }
+
+    /** Per configuration: first-attempt error category → [questions, of which corrected]. */
+    Map<Integer, Map<String, int[]>> firstErrors() {
+        Map<Integer, Map<String, int[]>> out = new TreeMap<>();
+        for (Eval.Row r : rows) {
+            if (r.firstError() == null) continue;
+            int[] c = out.computeIfAbsent(r.maxAttempts(), k -> new TreeMap<>()).computeIfAbsent(r.firstError(), k -> new int[2]);
+            c[0]++;
+            if ("corrected_success".equals(r.reason())) c[1]++;
+        }
+        return out;
+    }
+
+    String markdown() {
+        StringBuilder b = new StringBuilder("# sqloop eval\n\n");
+        b.append(cases.size()).append(" questions; configurations: max attempts ").append(configs).append(".\n\n```\n")
+                .append(comparison()).append("```\n\n");
+        table(b, "EX by query category", exBy(r -> r.c().category()));
+        table(b, "EX by dialect", exBy(this::dialect));
+        b.append("## First-attempt errors (questions; of which corrected)\n\n| category |");
+        for (int m : configs) b.append(" max ").append(m).append(" |");
+        b.append("\n|---|").append("---|".repeat(configs.size())).append('\n');
+        Set<String> categories = new TreeSet<>();
+        firstErrors().values().forEach(m -> categories.addAll(m.keySet()));
+        for (String c : categories) {
+            b.append("| ").append(c).append(" |");
+            for (int m : configs) {
+                int[] v = firstErrors().getOrDefault(m, Map.of()).getOrDefault(c, new int[2]);
+                b.append(' ').append(v[0]).append("; ").append(v[1]).append(" |");
+            }
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    private void table(StringBuilder b, String title, Map<String, Map<Integer, double[]>> data) {
+        b.append("## ").append(title).append("\n\n| |");
+        for (int m : configs) b.append(" max ").append(m).append(" |");
+        b.append("\n|---|").append("---|".repeat(configs.size())).append('\n');
+        data.forEach((k, byConfig) -> {
+            b.append("| ").append(k).append(" |");
+            for (int m : configs) {
+                double[] c = byConfig.getOrDefault(m, new double[2]);
+                b.append(' ').append(pct((int) c[0], (int) c[1])).append(" (").append((int) c[1]).append(") |");
+            }
+            b.append('\n');
+        });
+        b.append('\n');
+    }
+
+    private static int count(List<Eval.Row> rows, Predicate<Eval.Row> p) {
+        return (int) rows.stream().filter(p).count();
+    }
+
+    private static String pct(int part, int whole) {
+        return whole == 0 ? "-" : String.format(Locale.ROOT, "%.1f %%", 100.0 * part / whole);
+    }
+}

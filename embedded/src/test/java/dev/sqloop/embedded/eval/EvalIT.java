@@ -1,0 +1,63 @@
+package dev.sqloop.embedded.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.testkit.engines.DefogDatasets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code ./sqloop eval} on defog databases in DuckDB, through the whole pipeline with the simulated oracle. With no
+ * faults the harness must score the gold against itself 100 % EX; with the demo's fault mix, retries must raise EX.
+ */
+class EvalIT {
+    private static final List<String> DATABASES = List.of("restaurants", "broker", "car_dealership");
+    private static final Map<String, String> settings = new HashMap<>();
+    private static List<EvalCase> cases;
+
+    @BeforeAll
+    static void warehouses() throws Exception {
+        Path dir = Files.createTempDirectory("sqloop-eval-it-");
+        for (String db : DATABASES) {
+            Path file = DefogDatasets.loadIntoDuckDb(db, dir.resolve(db + ".duckdb"));
+            String key = "SQLOOP_DATASOURCE_" + db.toUpperCase(java.util.Locale.ROOT);
+            settings.put(key + "_DIALECT", "duckdb");
+            settings.put(key + "_URL", "jdbc:duckdb:" + file.toAbsolutePath());
+        }
+        cases = EvalCase.load(DefogDatasets.questionsCsv(), Map.of(), null).stream()
+                .filter(c -> Set.copyOf(DATABASES).contains(c.datasource())).toList();
+    }
+
+    @Test
+    void shouldScoreTheGoldAgainstItselfAtOneHundredPercent() throws Exception {
+        EvalReport report = Eval.evaluate(cases, List.of(3), settings, Files.createTempDirectory("eval-gold-"),
+                new Eval.Options(null, null, "simulated", "none", 7));
+        System.out.print(report.comparison());
+        List<String> misses = report.rows().stream().filter(r -> !r.score().ex())
+                .map(r -> r.c().id() + " " + r.c().datasource() + ": " + r.reason() + " " + r.score().note()).toList();
+        assertEquals(List.of(), misses, "gold through the pipeline must score EX");
+        assertEquals(cases.size(), report.summary(3).ex());
+    }
+
+    @Test
+    void shouldShowRetriesRaisingAccuracyUnderTheFaultMix() throws Exception {
+        Path out = Files.createTempDirectory("eval-faults-");
+        EvalReport report = Eval.evaluate(cases, List.of(1, 3), settings, out, new Eval.Options(null, null, "simulated", "default", 7));
+        System.out.print(report.comparison());
+        EvalReport.Summary once = report.summary(1);
+        EvalReport.Summary retry = report.summary(3);
+        assertEquals(cases.size(), once.questions());
+        assertEquals(cases.size(), retry.questions());
+        assertEquals(0, once.corrected(), "max attempts 1 corrects nothing");
+        assertTrue(retry.ex() > once.ex(), "retries raise EX: " + once.ex() + " -> " + retry.ex());
+        assertTrue(Files.readString(out.resolve("report.md")).contains("EX by query category"));
+        assertEquals(2L * cases.size(), Files.readAllLines(out.resolve("questions.jsonl")).size());
+    }
+}
