@@ -39,7 +39,7 @@ public final class Eval {
                       String firstError, long tokens, Scorer.Score score) {}
 
     public static int run(Args args) throws Exception {
-        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed");
+        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts");
         if (args.flag("help") || args.positional().isEmpty()) {
             System.out.print(usage());
             return args.flag("help") ? 0 : 2;
@@ -79,7 +79,7 @@ public final class Eval {
         Path out = Path.of(args.string("out", (home == null || home.isBlank() ? "" : home + "/") + ".sqloop/eval/run-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))).toAbsolutePath();
         Options options = new Options(args.string("gateway", null), args.string("api-key", null), args.string("llm", null),
-                args.string("faults", "default"), Long.parseLong(args.string("seed", "7")));
+                args.string("faults", "default"), Long.parseLong(args.string("seed", "7")), args.integer("ts", 3));
         EvalReport report = evaluate(cases, configs, settings, out, options);
         System.out.println();
         System.out.print(report.comparison());
@@ -91,8 +91,9 @@ public final class Eval {
      * @param gateway a running gateway to submit to, or null to run the pipeline in this JVM
      * @param llm {@code simulated} for the simulated oracle (it knows the gold SQL), else the configured LLM
      * @param faults {@code default} (the demo's mix) or {@code none} for the simulated oracle
+     * @param tsCopies neighbour databases per DuckDB datasource for test-suite accuracy (0: no TS)
      */
-    public record Options(String gateway, String apiKey, String llm, String faults, long seed) {}
+    public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies) {}
 
     public static EvalReport evaluate(List<EvalCase> cases, List<Integer> configs, Map<String, String> settings, Path out,
                                       Options options) throws Exception {
@@ -100,7 +101,7 @@ public final class Eval {
         Datasources datasources = Datasources.fromEnv(new EnvConfig(settings));
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> seconds = new LinkedHashMap<>();
-        try (Scorer scorer = new Scorer(datasources)) {
+        try (Scorer scorer = new Scorer(datasources, options.tsCopies(), out.resolve("ts"))) {
             for (int maxAttempts : configs) {
                 long start = System.nanoTime();
                 List<JsonNode> results = runConfig(cases, maxAttempts, settings, out.resolve("max-attempts-" + maxAttempts), options, scorer);
@@ -188,7 +189,9 @@ public final class Eval {
 
                 Runs DATASET (defog .csv, .jsonl with question + gold_sql, or .yaml cases) through the pipeline once
                 per --max-attempts value and scores every final SQL: VA (executes), EX (same result as the gold, by
-                values), EM (same normalized statement). Gold and final SQL run read-only, as the executor runs them.
+                values), TS (EX also on --ts neighbour copies of each DuckDB datasource with non-key columns shuffled:
+                a query right by luck fails), EM (same normalized statement). Gold and final SQL run read-only, as
+                the executor runs them.
 
                 options:
                   --max-attempts 1,3       configurations to compare (default 1,3: no retry vs retry)
@@ -199,6 +202,7 @@ public final class Eval {
                   --llm simulated          the simulated oracle LLM (knows the gold; for harness checks and demos)
                   --faults default|none    the simulated oracle's fault mix (default: the demo's)
                   --seed N                 the simulated oracle's seed (default 7)
+                  --ts N                   neighbour databases per DuckDB datasource for TS (default 3; 0 = off)
                   --out DIR                where report.md, report.json and questions.jsonl go
                 """;
     }

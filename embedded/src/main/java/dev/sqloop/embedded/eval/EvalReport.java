@@ -22,7 +22,8 @@ public final class EvalReport {
     private static final Set<String> REPAIR_FAILURES = Set.of("max_attempts", "unchanged_sql", "non_retryable");
 
     /** One configuration's figures. */
-    public record Summary(int maxAttempts, int questions, int va, int ex, int em, int firstAttempt, int corrected, int failed,
+    /** @param ts questions right on every neighbour database; @param tsMeasured questions that have neighbour databases */
+    public record Summary(int maxAttempts, int questions, int va, int ex, int ts, int tsMeasured, int em, int firstAttempt, int corrected, int failed,
                           double correctionEffectiveness, double averageAttempts, double tokensPerQuestion, double seconds) {
         public double exRate() {
             return questions == 0 ? 0 : (double) ex / questions;
@@ -58,6 +59,7 @@ public final class EvalReport {
         int failed = count(r, x -> !"succeeded".equals(x.status()));
         int repairFailed = count(r, x -> REPAIR_FAILURES.contains(x.reason()));
         return new Summary(maxAttempts, r.size(), count(r, x -> x.score().va()), count(r, x -> x.score().ex()),
+                count(r, x -> Boolean.TRUE.equals(x.score().ts())), count(r, x -> x.score().ts() != null),
                 count(r, x -> x.score().em()), first, corrected, failed,
                 corrected + repairFailed == 0 ? Double.NaN : (double) corrected / (corrected + repairFailed),
                 r.stream().mapToInt(Eval.Row::attempts).average().orElse(0),
@@ -88,6 +90,7 @@ public final class EvalReport {
         line(b, "questions", m -> Integer.toString(summary(m).questions()));
         line(b, "VA (executes)", m -> pct(summary(m).va(), summary(m).questions()));
         line(b, "EX (right result)", m -> pct(summary(m).ex(), summary(m).questions()));
+        line(b, "TS (right on neighbours)", m -> summary(m).tsMeasured() == 0 ? "-" : pct(summary(m).ts(), summary(m).tsMeasured()));
         line(b, "EM (same SQL)", m -> pct(summary(m).em(), summary(m).questions()));
         line(b, "first-attempt successes", m -> Integer.toString(summary(m).firstAttempt()));
         line(b, "corrected", m -> Integer.toString(summary(m).corrected()));
@@ -122,6 +125,7 @@ public final class EvalReport {
             o.put("firstError", r.firstError());
             o.put("va", r.score().va());
             o.put("ex", r.score().ex());
+            o.put("ts", r.score().ts());
             o.put("em", r.score().em());
             o.put("note", r.score().note());
             o.put("sql", r.sql());

@@ -10,7 +10,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,42 +25,86 @@ import java.util.Map;
  *   <li><b>VA</b>: the final SQL executes;</li>
  *   <li><b>EX</b>: its result equals one accepted gold form's result by values ({@link ResultComparison}: rows a multiset
  *       unless the gold orders, relative float tolerance {@value ResultComparison#TOLERANCE});</li>
+ *   <li><b>TS</b> (test-suite accuracy): EX on the datasource and on each of its {@link NeighbourDatabases} (DuckDB
+ *       datasources, {@code --ts N} copies); null where no neighbour exists;</li>
  *   <li><b>EM</b>: the same statement as a gold form after normalization (diagnostic only).</li>
  * </ul>
  */
 public final class Scorer implements AutoCloseable {
     static final int MAX_ROWS = 100_000;
 
-    public record Score(boolean va, boolean ex, boolean em, String note) {}
+    /** @param ts null when the datasource has no neighbour databases */
+    public record Score(boolean va, boolean ex, Boolean ts, boolean em, String note) {}
 
     private record Run(ResultComparison.Table table, String error) {}
 
     private final Datasources datasources;
     private final Map<String, Connection> connections = new HashMap<>();
     private final Map<String, Run> goldRuns = new HashMap<>();
+    private final Map<String, List<DatasourceConfig>> neighbours = new HashMap<>();
+    private final int tsCopies;
+    private final Path tsDir;
 
     public Scorer(Datasources datasources) {
+        this(datasources, 0, null);
+    }
+
+    /** @param tsCopies neighbour databases per DuckDB datasource for TS (0: no TS), made under {@code tsDir} */
+    public Scorer(Datasources datasources, int tsCopies, Path tsDir) {
         this.datasources = datasources;
+        this.tsCopies = tsCopies;
+        this.tsDir = tsDir;
     }
 
     public Score score(EvalCase c, String candidate) {
-        if (candidate == null || candidate.isBlank()) return new Score(false, false, false, "no final SQL");
-        Run cand = run(c.datasource(), candidate);
-        if (cand.error() != null) return new Score(false, false, false, "final SQL does not execute: " + cand.error());
-        boolean em = false;
+        if (candidate == null || candidate.isBlank()) return new Score(false, false, null, false, "no final SQL");
+        DatasourceConfig ds = datasources.find(c.datasource()).orElse(null);
+        if (ds == null) return new Score(false, false, null, false, "unknown datasource '" + c.datasource() + "'");
+        Run cand = run(ds, candidate);
+        if (cand.error() != null) return new Score(false, false, null, false, "final SQL does not execute: " + cand.error());
+        boolean em = GoldSql.forms(c.gold()).stream().anyMatch(form -> SqlNormalizer.sameStatement(candidate, form));
         String lastDifference = null;
         for (String form : GoldSql.forms(c.gold())) {
-            em |= SqlNormalizer.sameStatement(candidate, form);
-            Run gold = goldRuns.computeIfAbsent(c.datasource() + "\u0000" + form, k -> run(c.datasource(), form));
+            Run gold = gold(ds, form);
             if (gold.error() != null) {
                 lastDifference = "gold does not execute: " + gold.error();
                 continue;
             }
             var diff = ResultComparison.difference(gold.table(), cand.table(), ResultComparison.orderKeys(form));
-            if (diff.isEmpty()) return new Score(true, true, em, null);
+            if (diff.isEmpty()) return testSuite(ds, form, candidate, em);
             lastDifference = diff.get();
         }
-        return new Score(true, false, em, lastDifference);
+        return new Score(true, false, neighbours(ds).isEmpty() ? null : false, em, lastDifference);
+    }
+
+    /** EX held on the datasource: does it hold on every neighbour where the gold runs? */
+    private Score testSuite(DatasourceConfig ds, String form, String candidate, boolean em) {
+        List<DatasourceConfig> copies = neighbours(ds);
+        if (copies.isEmpty()) return new Score(true, true, null, em, null);
+        for (DatasourceConfig copy : copies) {
+            Run gold = gold(copy, form);
+            if (gold.error() != null) continue;
+            Run cand = run(copy, candidate);
+            if (cand.error() != null) return new Score(true, true, false, em, "TS: fails on a neighbour database: " + cand.error());
+            var diff = ResultComparison.difference(gold.table(), cand.table(), ResultComparison.orderKeys(form));
+            if (diff.isPresent()) return new Score(true, true, false, em, "TS: right by luck, a neighbour database differs: " + diff.get());
+        }
+        return new Score(true, true, true, em, null);
+    }
+
+    private List<DatasourceConfig> neighbours(DatasourceConfig ds) {
+        if (tsCopies <= 0) return List.of();
+        return neighbours.computeIfAbsent(ds.jdbcUrl(), k -> {
+            try {
+                return NeighbourDatabases.duckDb(ds, tsCopies, tsDir, 42);
+            } catch (Exception e) {
+                throw new IllegalStateException("making neighbour databases of " + ds.name() + " failed: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    private Run gold(DatasourceConfig ds, String form) {
+        return goldRuns.computeIfAbsent(ds.jdbcUrl() + "\u0000" + form, k -> run(ds, form));
     }
 
     /**
@@ -66,16 +112,14 @@ public final class Scorer implements AutoCloseable {
      * functional-dependency GROUP BY does not run on DuckDB, while another accepted form does); the first form if none.
      */
     public String firstRunnable(EvalCase c) {
+        DatasourceConfig ds = datasources.find(c.datasource()).orElse(null);
         for (String form : GoldSql.forms(c.gold())) {
-            Run gold = goldRuns.computeIfAbsent(c.datasource() + "\u0000" + form, k -> run(c.datasource(), form));
-            if (gold.error() == null) return form;
+            if (ds != null && gold(ds, form).error() == null) return form;
         }
         return GoldSql.first(c.gold());
     }
 
-    private Run run(String datasource, String sql) {
-        DatasourceConfig ds = datasources.find(datasource).orElse(null);
-        if (ds == null) return new Run(null, "unknown datasource '" + datasource + "'");
+    private Run run(DatasourceConfig ds, String sql) {
         ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect());
         if (!verdict.allowed()) return new Run(null, "refused: " + verdict.reason());
         try {
@@ -93,10 +137,10 @@ public final class Scorer implements AutoCloseable {
     }
 
     private Connection connection(DatasourceConfig ds) throws SQLException {
-        Connection c = connections.get(ds.name());
+        Connection c = connections.get(ds.jdbcUrl());
         if (c == null || c.isClosed()) {
             c = ReadOnlyJdbc.open(ds);
-            connections.put(ds.name(), c);
+            connections.put(ds.jdbcUrl(), c);
         }
         return c;
     }

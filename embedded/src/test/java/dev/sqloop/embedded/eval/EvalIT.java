@@ -38,18 +38,50 @@ class EvalIT {
     @Test
     void shouldScoreTheGoldAgainstItselfAtOneHundredPercent() throws Exception {
         EvalReport report = Eval.evaluate(cases, List.of(3), settings, Files.createTempDirectory("eval-gold-"),
-                new Eval.Options(null, null, "simulated", "none", 7));
+                new Eval.Options(null, null, "simulated", "none", 7, 2));
         System.out.print(report.comparison());
         List<String> misses = report.rows().stream().filter(r -> !r.score().ex())
                 .map(r -> r.c().id() + " " + r.c().datasource() + ": " + r.reason() + " " + r.score().note()).toList();
         assertEquals(List.of(), misses, "gold through the pipeline must score EX");
         assertEquals(cases.size(), report.summary(3).ex());
+        assertEquals(cases.size(), report.summary(3).tsMeasured(), "every DuckDB question is also scored on neighbour databases");
+        List<String> tsMisses = report.rows().stream().filter(r -> !Boolean.TRUE.equals(r.score().ts()))
+                .map(r -> r.c().id() + ": " + r.score().note()).toList();
+        assertEquals(List.of(), tsMisses, "the gold itself is right on every neighbour");
+    }
+
+    @Test
+    void shouldMakeNeighbourDatabasesWithEveryTableItsValuesShuffled() throws Exception {
+        for (String db : DATABASES) {
+            var ds = dev.sqloop.common.datasource.Datasources.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)).get(db);
+            var copy = NeighbourDatabases.duckDb(ds, 1, Files.createTempDirectory("ts-"), 1).getFirst();
+            long tables = 0;
+            long moved = 0;
+            try (var c = java.sql.DriverManager.getConnection(copy.jdbcUrl()); var st = c.createStatement()) {
+                st.execute("ATTACH '" + ds.jdbcUrl().substring("jdbc:duckdb:".length()) + "' AS orig (READ_ONLY)");
+                var names = new java.util.ArrayList<String>();
+                try (var rs = st.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_catalog = 'orig' AND table_type = 'BASE TABLE'")) {
+                    while (rs.next()) names.add(rs.getString(1));
+                }
+                for (String t : names) {
+                    tables++;
+                    try (var rs = st.executeQuery("SELECT (SELECT count(*) FROM orig.\"" + t + "\") - (SELECT count(*) FROM \"" + t + "\"), "
+                            + "(SELECT count(*) FROM (SELECT * FROM orig.\"" + t + "\" EXCEPT ALL SELECT * FROM \"" + t + "\"))")) {
+                        rs.next();
+                        assertEquals(0, rs.getLong(1), db + "." + t + " keeps its row count");
+                        moved += rs.getLong(2);
+                    }
+                }
+            }
+            System.out.printf("%s: %d tables, %d rows changed in the neighbour%n", db, tables, moved);
+            assertTrue(tables > 0 && moved > 0, db + ": the neighbour must differ from the original");
+        }
     }
 
     @Test
     void shouldShowRetriesRaisingAccuracyUnderTheFaultMix() throws Exception {
         Path out = Files.createTempDirectory("eval-faults-");
-        EvalReport report = Eval.evaluate(cases, List.of(1, 3), settings, out, new Eval.Options(null, null, "simulated", "default", 7));
+        EvalReport report = Eval.evaluate(cases, List.of(1, 3), settings, out, new Eval.Options(null, null, "simulated", "default", 7, 0));
         System.out.print(report.comparison());
         EvalReport.Summary once = report.summary(1);
         EvalReport.Summary retry = report.summary(3);
