@@ -84,6 +84,10 @@ public final class Main {
         } catch (Args.UsageException | ConfigException e) {
             System.err.println("sqloop: " + e.getMessage());
             code = 2;
+        } catch (java.nio.file.NoSuchFileException e) {
+            // a path argument that names nothing: the user's mistake, not a crash (relative to where ./sqloop was called)
+            System.err.println("sqloop: no such file: " + e.getFile());
+            code = 2;
         } catch (Exception e) {
             System.err.println("sqloop: failed: " + e);
             e.printStackTrace(System.err);
