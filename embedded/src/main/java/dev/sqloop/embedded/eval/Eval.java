@@ -101,10 +101,13 @@ public final class Eval {
         Datasources datasources = Datasources.fromEnv(new EnvConfig(settings));
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> seconds = new LinkedHashMap<>();
+        // what the pipeline's own metrics counted (sqloop_questions_total by outcome, gateway registry; in-process runs)
+        Map<Integer, Map<String, Long>> metricsByOutcome = new LinkedHashMap<>();
         try (Scorer scorer = new Scorer(datasources, options.tsCopies(), out.resolve("ts"))) {
             for (int maxAttempts : configs) {
                 long start = System.nanoTime();
-                List<JsonNode> results = runConfig(cases, maxAttempts, settings, out.resolve("max-attempts-" + maxAttempts), options, scorer);
+                List<JsonNode> results = runConfig(cases, maxAttempts, settings, out.resolve("max-attempts-" + maxAttempts), options, scorer,
+                        metricsByOutcome);
                 seconds.put(maxAttempts, (System.nanoTime() - start) / 1e9);
                 Map<String, EvalCase> byId = new HashMap<>();
                 cases.forEach(c -> byId.put(c.id(), c));
@@ -118,14 +121,15 @@ public final class Eval {
                 }
             }
         }
-        EvalReport report = new EvalReport(cases, configs, rows, seconds, datasources);
+        EvalReport report = new EvalReport(cases, configs, rows, seconds, datasources, metricsByOutcome);
         report.write(out);
         return report;
     }
 
     /** One configuration's final results (with each question's first-attempt error category added as {@code firstError}). */
     private static List<JsonNode> runConfig(List<EvalCase> cases, int maxAttempts, Map<String, String> settings, Path dir,
-                                            Options options, Scorer scorer) throws Exception {
+                                            Options options, Scorer scorer, Map<Integer, Map<String, Long>> metricsByOutcome)
+            throws Exception {
         Files.createDirectories(dir);
         StringBuilder jsonl = new StringBuilder();
         for (EvalCase c : cases) {
@@ -151,11 +155,22 @@ public final class Eval {
                 s.putIfAbsent("SQLOOP_LLM_MODEL", "simulated");
             }
             try (EmbeddedPipeline pipeline = EmbeddedPipeline.serve(dir.resolve("data"), s)) {
-                return submit(new GatewayClient(pipeline.gatewayUrl(), null), batch, dir);
+                List<JsonNode> results = submit(new GatewayClient(pipeline.gatewayUrl(), null), batch, dir);
+                metricsByOutcome.put(maxAttempts, outcomes(pipeline.registries().get(EmbeddedPipeline.GATEWAY)));
+                return results;
             }
         } finally {
             if (llm != null) llm.close();
         }
+    }
+
+    private static Map<String, Long> outcomes(io.micrometer.core.instrument.MeterRegistry registry) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (var c : registry.find(dev.sqloop.common.metrics.Metrics.QUESTIONS).counters()) {
+            long n = Math.round(c.count());
+            if (n > 0) out.merge(c.getId().getTag("outcome"), n, Long::sum);
+        }
+        return out;
     }
 
     private static List<JsonNode> submit(GatewayClient client, Path batch, Path dir) throws Exception {

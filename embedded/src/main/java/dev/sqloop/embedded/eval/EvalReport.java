@@ -39,8 +39,11 @@ public final class EvalReport {
     private final List<Eval.Row> rows;
     private final Map<Integer, Double> seconds;
     private final Datasources datasources;
+    private final Map<Integer, Map<String, Long>> metricsByOutcome;
 
-    EvalReport(List<EvalCase> cases, List<Integer> configs, List<Eval.Row> rows, Map<Integer, Double> seconds, Datasources datasources) {
+    EvalReport(List<EvalCase> cases, List<Integer> configs, List<Eval.Row> rows, Map<Integer, Double> seconds, Datasources datasources,
+               Map<Integer, Map<String, Long>> metricsByOutcome) {
+        this.metricsByOutcome = metricsByOutcome;
         this.cases = cases;
         this.configs = configs;
         this.rows = rows;
@@ -81,6 +84,21 @@ public final class EvalReport {
         return datasources.find(r.c().datasource()).map(d -> d.dialect().wireName()).orElse("unknown");
     }
 
+    /** What the pipeline's metrics counted for a configuration (in-process runs; null otherwise). */
+    public Map<String, Long> pipelineOutcomes(int maxAttempts) {
+        return metricsByOutcome.get(maxAttempts);
+    }
+
+    /** The report's own outcome counts for a configuration, as the pipeline's metrics name them. */
+    public Map<String, Long> outcomes(int maxAttempts) {
+        Summary m = summary(maxAttempts);
+        Map<String, Long> out = new TreeMap<>();
+        if (m.firstAttempt() > 0) out.put("first_attempt_success", (long) m.firstAttempt());
+        if (m.corrected() > 0) out.put("corrected_success", (long) m.corrected());
+        if (m.failed() > 0) out.put("failed", (long) m.failed());
+        return out;
+    }
+
     /** The no-retry vs retry table (what the command prints). */
     public String comparison() {
         StringBuilder b = new StringBuilder();
@@ -100,6 +118,8 @@ public final class EvalReport {
         line(b, "average attempts", m -> String.format(Locale.ROOT, "%.2f", summary(m).averageAttempts()));
         line(b, "LLM tokens per question", m -> String.format(Locale.ROOT, "%.0f", summary(m).tokensPerQuestion()));
         line(b, "wall time", m -> String.format(Locale.ROOT, "%.1f s", summary(m).seconds()));
+        line(b, "pipeline metrics agree", m -> !metricsByOutcome.containsKey(m) ? "-"
+                : metricsByOutcome.get(m).equals(outcomes(m)) ? "yes" : "NO " + metricsByOutcome.get(m));
         return b.toString();
     }
 
