@@ -30,6 +30,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -227,9 +228,11 @@ public final class DlqCommand {
             List<RecordMetadata> sent = new ArrayList<>();
             for (Future<RecordMetadata> f : futures) sent.add(f.get());
             return sent;
-        } catch (ProducerFencedException e) {
-            throw new Failed("another dlq replay started meanwhile and took over (this one's open transaction was aborted): " + e.getMessage());
         } catch (KafkaException e) {
+            if (fenced(e)) {
+                throw new Failed("another dlq replay started meanwhile and took over (this one's open transaction was aborted, "
+                        + "nothing of it sent): " + e.getMessage());
+            }
             try {
                 producer.abortTransaction();
             } catch (KafkaException ignored) {
@@ -237,6 +240,14 @@ public final class DlqCommand {
             }
             throw new Failed("replay failed, its last transaction aborted (nothing of it sent): " + e);
         }
+    }
+
+    /** Whether another producer with the replay's transactional id took over (the broker says so in two ways). */
+    static boolean fenced(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) return true;
+        }
+        return false;
     }
 
     private KafkaProducer<byte[], byte[]> transactionalProducer() {
