@@ -69,7 +69,9 @@ public final class Main {
     public static void main(String[] argv) {
         List<String> args = Arrays.asList(argv);
         // services log their settings at start (INFO); client commands stay quiet unless SQLOOP_LOG_LEVEL says otherwise
-        defaultLogLevel(!args.isEmpty() && args.get(0).equals("run") ? "INFO" : "WARN", "WARN");
+        defaultLogLevel(!args.isEmpty() && args.get(0).equals("run") ? "INFO" : "WARN",
+                // dlq reports an unreachable broker itself, once; Kafka's per-retry connection warnings would bury it
+                !args.isEmpty() && args.get(0).equals("dlq") ? "ERROR" : "WARN");
         exit(() -> run(args));
     }
 
