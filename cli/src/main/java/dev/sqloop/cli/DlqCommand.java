@@ -70,8 +70,22 @@ public final class DlqCommand {
 
     private static final String[] FILTERS = {"stage", "reason", "topic", "since", "bootstrap", "timeout", "help"};
 
-    /** What {@code dlq-replays} holds per dead letter: where it went and when. */
-    public record ReplayMark(String deadLetter, String topic, String key, Instant replayedAt) {}
+    /**
+     * What {@code dlq-replays} holds per dead letter: where it went and when. {@code origin} ({@code topic-partition@offset}
+     * of the original record) tells a mark left by a deleted and recreated dlq, whose offsets start again, from a real one.
+     */
+    public record ReplayMark(String deadLetter, String origin, String topic, String key, Instant replayedAt) {
+        /** Whether this mark is about {@code d} (an unreadable mark, with no origin, counts: never send twice). */
+        boolean isFor(DeadLetter d) {
+            return origin == null || origin.equals(d.origin());
+        }
+    }
+
+    /** The mark saying {@code d} was replayed, or null. */
+    static ReplayMark markOf(DeadLetter d, Map<String, ReplayMark> marks) {
+        ReplayMark mark = marks.get(d.id());
+        return mark != null && mark.isFor(d) ? mark : null;
+    }
 
     private final KafkaSettings kafka;
     private final Duration timeout;
@@ -113,6 +127,7 @@ public final class DlqCommand {
         if (bootstrap == null || bootstrap.isBlank() || bootstrap.equals("true")) {
             throw new Args.UsageException("dlq: where is Kafka? give --bootstrap HOST:PORT or set " + KafkaSettings.BOOTSTRAP);
         }
+        // the duration syntax of the SQLOOP_* settings (250ms, 15s, 2m)
         Duration timeout = new EnvConfig(Map.of("--timeout", args.string("timeout", "15s"))).duration("--timeout", Duration.ofSeconds(15));
         KafkaSettings kafka = new KafkaSettings(bootstrap, new EnvConfig(env).prefixed(KafkaSettings.CLIENT_PREFIX));
         DlqCommand command = new DlqCommand(kafka, timeout, out);
@@ -140,7 +155,7 @@ public final class DlqCommand {
         List<DeadLetter> shown = matching.subList(Math.max(0, matching.size() - limit), matching.size());
         if (!topics.contains(Topics.DLQ.name())) out.println("(no " + Topics.DLQ.name() + " topic on " + kafka.bootstrapServers() + " yet)");
         out.println(listHeader());
-        for (DeadLetter d : shown) out.println(line(d, replays.get(d.id())));
+        for (DeadLetter d : shown) out.println(line(d, markOf(d, replays)));
         out.println(matching.size() == shown.size() ? matching.size() + " dead letter(s)"
                 : "the last " + shown.size() + " of " + matching.size() + " dead letters (--limit)");
         return 0;
@@ -154,7 +169,7 @@ public final class DlqCommand {
             throw new Failed("no dead letter " + id + " in " + Topics.DLQ.name() + " (" + all.size() + " there"
                     + (all.isEmpty() ? "" : ", " + all.getFirst().id() + " to " + all.getLast().id()) + ")");
         }
-        out.print(details(found, replays(topics).get(id)));
+        out.print(details(found, markOf(found, replays(topics))));
         return 0;
     }
 
@@ -173,7 +188,7 @@ public final class DlqCommand {
             List<DeadLetter> toSend = new ArrayList<>();
             int skipped = 0;
             for (DeadLetter d : selected) {
-                String why = skipReason(d, replays.get(d.id()), topics);
+                String why = skipReason(d, markOf(d, replays), topics);
                 if (why == null && toSend.size() >= limit) why = "past --limit " + limit;
                 if (why != null) {
                     out.println("skipped   " + d.id() + "  " + d.origin() + "  " + why);
@@ -222,7 +237,7 @@ public final class DlqCommand {
                 futures.add(producer.send(new ProducerRecord<>(d.originalTopic(), null, d.key(), d.value(), d.originalHeaders())));
                 String key = d.key() == null ? null : new String(d.key(), StandardCharsets.UTF_8);
                 producer.send(new ProducerRecord<>(Topics.DLQ_REPLAYS.name(), d.id().getBytes(StandardCharsets.UTF_8),
-                        JsonCodec.encode(new ReplayMark(d.id(), d.originalTopic(), key, now))));
+                        JsonCodec.encode(new ReplayMark(d.id(), d.origin(), d.originalTopic(), key, now))));
             }
             producer.commitTransaction();
             List<RecordMetadata> sent = new ArrayList<>();
@@ -296,7 +311,7 @@ public final class DlqCommand {
                 marks.put(id, JsonCodec.decode(r.value(), ReplayMark.class));
             } catch (JsonCodec.DecodeException e) {
                 // an unreadable mark still says "replayed": never send twice because a mark was mangled
-                marks.put(id, new ReplayMark(id, "?", null, Instant.ofEpochMilli(r.timestamp())));
+                marks.put(id, new ReplayMark(id, null, "?", null, Instant.ofEpochMilli(r.timestamp())));
             }
         }
         return marks;

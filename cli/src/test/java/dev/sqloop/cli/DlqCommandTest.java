@@ -109,8 +109,20 @@ class DlqCommandTest {
         DeadLetter d = letter(5, "executor", "processing_failed", "execute");
         assertNull(DlqCommand.skipReason(d, null, Set.of("execute")));
         assertEquals("topic execute does not exist", DlqCommand.skipReason(d, null, Set.of("generate")));
-        String replayed = DlqCommand.skipReason(d, new DlqCommand.ReplayMark("5", "execute", "q-5", NOW), Set.of("execute"));
+        String replayed = DlqCommand.skipReason(d, new DlqCommand.ReplayMark("5", "execute-3@1005", "execute", "q-5", NOW), Set.of("execute"));
         assertTrue(replayed.startsWith("already replayed at 2026-11-23T12:00:00Z"), replayed);
+    }
+
+    @Test
+    void shouldNotTakeAMarkLeftByAnEarlierDlqWithTheSameOffsetsForAReplay() {
+        DeadLetter d = letter(5, "executor", "processing_failed", "execute");
+        DlqCommand.ReplayMark same = new DlqCommand.ReplayMark("5", "execute-3@1005", "execute", "q-5", NOW);
+        DlqCommand.ReplayMark earlierDlq = new DlqCommand.ReplayMark("5", "generate-0@12", "generate", "q-0", NOW);
+        DlqCommand.ReplayMark unreadable = new DlqCommand.ReplayMark("5", null, "?", null, NOW);
+        assertEquals(same, DlqCommand.markOf(d, Map.of("5", same)));
+        assertNull(DlqCommand.markOf(d, Map.of("5", earlierDlq)));
+        assertEquals(unreadable, DlqCommand.markOf(d, Map.of("5", unreadable)), "an unreadable mark still means replayed");
+        assertNull(DlqCommand.markOf(d, Map.of("6", same)));
     }
 
     @Test
@@ -122,7 +134,7 @@ class DlqCommandTest {
                 "IllegalStateException: boom at line 2")) {
             assertTrue(line.contains(part), part + " in " + line);
         }
-        assertTrue(DlqCommand.line(d, new DlqCommand.ReplayMark("7", "execute", "q-7", NOW)).contains(" yes "));
+        assertTrue(DlqCommand.line(d, new DlqCommand.ReplayMark("7", "execute-3@1007", "execute", "q-7", NOW)).contains(" yes "));
         String longMessage = "x".repeat(500);
         DeadLetter verbose = letter(8, NOW, "executor", "processing_failed", "execute", Map.of());
         verbose = withHeader(verbose, SqloopHeaders.ERROR_MESSAGE, longMessage);
