@@ -158,6 +158,13 @@ class DlqCommandIT {
         assertTrue(shown.contains(SqloopHeaders.ERROR_CLASS + ": java.lang.IllegalStateException"), shown);
         assertTrue(shown.contains("key\n  broken-0") && shown.contains("\"broken\":true"), shown);
 
+        // --offset picks dead letters by their dlq offset, repeatable
+        long secondBroken = dlq.stream().filter(r -> key(r).equals("broken-1")).findFirst().orElseThrow().offset();
+        String picked = dlq("replay", "--offset", Long.toString(firstBroken.offset()), "--offset", Long.toString(secondBroken), "--dry-run");
+        assertEquals(java.util.Set.of(firstBroken.offset() + "", secondBroken + ""), picked.lines().filter(l -> l.startsWith("would replay "))
+                .map(l -> l.split("\\s+")[2]).collect(Collectors.toSet()), picked);
+        assertEquals(2, picked.lines().filter(l -> l.startsWith("would replay ")).count(), picked);
+
         // a dry run sends nothing
         String dry = dlq("replay", "--reason", "processing_failed", "--dry-run");
         assertEquals(4, dry.lines().filter(l -> l.startsWith("would replay ")).count(), dry);
