@@ -7,7 +7,8 @@ import java.util.Map;
 
 /** {@code --name value} / {@code --flag} options and positional arguments of a subcommand. */
 public final class Args {
-    private final Map<String, String> options = new HashMap<>();
+    /** Every value of each option, in order: a repeated option ({@code --offset 3 --offset 5}) keeps them all. */
+    private final Map<String, List<String>> options = new HashMap<>();
     private final List<String> positional = new ArrayList<>();
 
     public Args(List<String> raw) {
@@ -16,13 +17,17 @@ public final class Args {
             if (a.startsWith("--")) {
                 String name = a.substring(2);
                 int eq = name.indexOf('=');
-                if (eq >= 0) options.put(name.substring(0, eq), name.substring(eq + 1));
-                else if (i + 1 < raw.size() && !raw.get(i + 1).startsWith("--")) options.put(name, raw.get(++i));
-                else options.put(name, "true");
+                if (eq >= 0) put(name.substring(0, eq), name.substring(eq + 1));
+                else if (i + 1 < raw.size() && !raw.get(i + 1).startsWith("--")) put(name, raw.get(++i));
+                else put(name, "true");
             } else {
                 positional.add(a);
             }
         }
+    }
+
+    private void put(String name, String value) {
+        options.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
     }
 
     public List<String> positional() {
@@ -30,15 +35,22 @@ public final class Args {
     }
 
     public boolean flag(String name) {
-        return Boolean.parseBoolean(options.getOrDefault(name, "false"));
+        return Boolean.parseBoolean(string(name, "false"));
     }
 
+    /** The option's value (the last one when it was given more than once), or {@code fallback}. */
     public String string(String name, String fallback) {
-        return options.getOrDefault(name, fallback);
+        List<String> values = options.get(name);
+        return values == null ? fallback : values.getLast();
+    }
+
+    /** Every value the option was given, in order; empty when it was not given. */
+    public List<String> strings(String name) {
+        return List.copyOf(options.getOrDefault(name, List.of()));
     }
 
     public int integer(String name, int fallback) {
-        String v = options.get(name);
+        String v = string(name, null);
         if (v == null) return fallback;
         try {
             return Integer.parseInt(v);

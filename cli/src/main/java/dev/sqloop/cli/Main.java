@@ -38,6 +38,10 @@ public final class Main {
                     list [--datasource D] [--source seed|auto|manual] [--q TEXT] [--prefix P] [--tag T] [--limit N] [--cursor C]
                     add --datasource D --question Q --sql SQL [--notes N] [--tags a,b]
                     delete ID          (all take --gateway URL [--api-key K])
+              dlq list|show|replay     the dead letters on the dlq topic, and replaying them to their topic (once)
+                    list [--stage S] [--reason R] [--topic T] [--since 2h|2026-11-23T10:00:00Z] [--limit N]
+                    show OFFSET
+                    replay [same filters] [--offset N]... [--dry-run]   (all take --bootstrap HOST:PORT; ./sqloop dlq --help)
               help                 this text
 
             demo and bench run on the embedded module's classpath (it carries testkit); every other command on
@@ -65,7 +69,9 @@ public final class Main {
     public static void main(String[] argv) {
         List<String> args = Arrays.asList(argv);
         // services log their settings at start (INFO); client commands stay quiet unless SQLOOP_LOG_LEVEL says otherwise
-        defaultLogLevel(!args.isEmpty() && args.get(0).equals("run") ? "INFO" : "WARN", "WARN");
+        defaultLogLevel(!args.isEmpty() && args.get(0).equals("run") ? "INFO" : "WARN",
+                // dlq reports an unreachable broker itself, once; Kafka's per-retry connection warnings would bury it
+                !args.isEmpty() && args.get(0).equals("dlq") ? "ERROR" : "WARN");
         exit(() -> run(args));
     }
 
@@ -109,6 +115,7 @@ public final class Main {
             case "run" -> runService(rest);
             case "seed" -> seed(new Args(rest));
             case "examples" -> ExamplesCommand.run(new Args(rest));
+            case "dlq" -> DlqCommand.run(new Args(rest));
             case "demo", "bench" -> throw new Args.UsageException("'" + command + "' runs on the embedded module's classpath "
                     + "(dev.sqloop.embedded.Main): use ./sqloop " + command);
             case "help", "--help", "-h" -> {

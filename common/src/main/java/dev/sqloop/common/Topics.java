@@ -22,6 +22,11 @@ public final class Topics {
     public static final Topic<FeedbackCommand> FEEDBACK = Topic.of("feedback", FeedbackCommand.class);
     /** Dead letters: the original record's bytes, whatever its type, plus {@code sqloop.error.*} headers. */
     public static final Topic<byte[]> DLQ = Topic.of("dlq", byte[].class);
+    /**
+     * Which dead letters {@code ./sqloop dlq replay} has re-produced, compacted, keyed by the dead letter's id (its
+     * {@code dlq} offset): written in the same transaction as the replayed record, so a replay happens once.
+     */
+    public static final Topic<byte[]> DLQ_REPLAYS = Topic.of("dlq-replays", byte[].class);
     /** Batch manifests (id, tenant, size), compacted: the gateway's batch progress reads them. */
     public static final Topic<BatchManifest> BATCHES = Topic.of("batches", BatchManifest.class);
     /**
@@ -60,7 +65,8 @@ public final class Topics {
             Spec.of(BATCHES, 6, true),
             Spec.of(EXAMPLES, 6, true),
             Spec.of(EXAMPLE_COMMANDS, 1, false),
-            Spec.of(DLQ, 1, false));
+            Spec.of(DLQ, 1, false),
+            Spec.of(DLQ_REPLAYS, 1, true));
 
     private Topics() {}
 }
