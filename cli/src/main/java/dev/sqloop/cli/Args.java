@@ -69,6 +69,31 @@ public final class Args {
         return this;
     }
 
+    /**
+     * A subcommand's arguments: {@code --help} (or {@code -h}) anywhere answers its {@code usage} (exit 0, through
+     * {@link HelpRequested}); an option not in {@code known} is refused by name (exit 2).
+     */
+    public static Args forCommand(List<String> raw, String usage, String... known) {
+        if (raw.contains("--help") || raw.contains("-h")) throw new HelpRequested(usage);
+        String[] withHelp = java.util.Arrays.copyOf(known, known.length + 1);
+        withHelp[known.length] = "help";
+        return new Args(raw).allowOnly(true, withHelp);
+    }
+
+    /** {@code --help} was asked for: print {@link #usage()} on stdout and exit 0. */
+    public static final class HelpRequested extends RuntimeException {
+        private final String usage;
+
+        public HelpRequested(String usage) {
+            super("help", null, false, false);
+            this.usage = usage;
+        }
+
+        public String usage() {
+            return usage;
+        }
+    }
+
     /** A command line that cannot be run as written. */
     public static final class UsageException extends RuntimeException {
         public UsageException(String message) {

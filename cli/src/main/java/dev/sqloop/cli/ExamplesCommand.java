@@ -12,6 +12,18 @@ import java.util.Map;
 final class ExamplesCommand {
     private static final List<String> FILTERS = List.of("datasource", "source", "q", "prefix", "tag", "limit", "cursor");
 
+    static final String USAGE = """
+            usage: ./sqloop examples list|add|delete [options] --gateway URL [--api-key K]
+
+              list [--datasource D] [--source seed|auto|manual] [--q TEXT] [--prefix P] [--tag T] [--limit N] [--cursor C]
+              add --datasource D --question Q --sql SQL [--notes N] [--tags a,b]
+              delete ID
+            The few-shot examples through the gateway's /v1/examples (writes need a curator key).
+            """;
+
+    static final String[] OPTIONS = {"gateway", "api-key", "datasource", "source", "q", "prefix", "tag", "limit", "cursor",
+            "question", "sql", "notes", "tags"};
+
     private ExamplesCommand() {}
 
     static int run(Args args) throws Exception {

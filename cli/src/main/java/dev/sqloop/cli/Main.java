@@ -42,9 +42,12 @@ public final class Main {
                     list [--stage S] [--reason R] [--topic T] [--since 2h|2026-11-23T10:00:00Z] [--limit N]
                     show OFFSET
                     replay [same filters] [--offset N]... [--dry-run]   (all take --bootstrap HOST:PORT; ./sqloop dlq --help)
-              help                 this text
+              serve                the whole pipeline in one JVM on your SQLOOP_* configuration (embedded classpath)
+              eval DATASET         accuracy of a gold-SQL dataset through the pipeline: VA/EX/TS/EM (embedded classpath)
+              help                 this text; every command answers --help
+              version              sqloop's version
 
-            demo and bench run on the embedded module's classpath (it carries testkit); every other command on
+            demo, bench, serve and eval run on the embedded module's classpath (it carries testkit); every other command on
             cli's, which has no testkit, embedded broker or simulated LLM.
             """;
 
@@ -87,6 +90,9 @@ public final class Main {
         int code;
         try {
             code = command.run();
+        } catch (Args.HelpRequested h) {
+            System.out.print(h.usage());
+            code = 0;
         } catch (Args.UsageException | ConfigException e) {
             System.err.println("sqloop: " + e.getMessage());
             code = 2;
@@ -110,16 +116,23 @@ public final class Main {
         String command = argv.get(0);
         List<String> rest = argv.subList(1, argv.size());
         return switch (command) {
-            case "submit" -> SubmitCommand.run(new Args(rest));
-            case "status" -> SubmitCommand.status(new Args(rest));
-            case "run" -> runService(rest);
-            case "seed" -> seed(new Args(rest));
-            case "examples" -> ExamplesCommand.run(new Args(rest));
+            case "submit" -> SubmitCommand.run(Args.forCommand(rest, SubmitCommand.USAGE, "gateway", "api-key", "wait", "out", "resubmit"));
+            case "status" -> SubmitCommand.status(Args.forCommand(rest, SubmitCommand.STATUS_USAGE, "gateway", "api-key", "batch"));
+            case "run" -> {
+                Args.forCommand(rest, RUN_USAGE, "print-classpath");
+                yield runService(rest);
+            }
+            case "seed" -> seed(Args.forCommand(rest, SEED_USAGE, "datasource"));
+            case "examples" -> ExamplesCommand.run(Args.forCommand(rest, ExamplesCommand.USAGE, ExamplesCommand.OPTIONS));
             case "dlq" -> DlqCommand.run(new Args(rest));
-            case "demo", "bench" -> throw new Args.UsageException("'" + command + "' runs on the embedded module's classpath "
+            case "demo", "bench", "serve", "eval" -> throw new Args.UsageException("'" + command + "' runs on the embedded module's classpath "
                     + "(dev.sqloop.embedded.Main): use ./sqloop " + command);
             case "help", "--help", "-h" -> {
                 System.out.print(USAGE);
+                yield 0;
+            }
+            case "version", "--version" -> {
+                System.out.println("sqloop " + version());
                 yield 0;
             }
             default -> throw new Args.UsageException("unknown command '" + command + "'\n" + USAGE);
@@ -148,6 +161,36 @@ public final class Main {
             default -> dev.sqloop.gateway.Main.main(rest);
         }
         return 0;
+    }
+
+    static final String RUN_USAGE = """
+            usage: ./sqloop run SERVICE [--print-classpath]
+
+            Runs one service alone, configured by SQLOOP_* environment variables (what its container runs):
+              generator   generate + repair (SQLOOP_GENERATOR_WORKERS narrows)
+              repair      the repair worker alone
+              validator | executor | fewshot | gateway
+            options:
+              --print-classpath   print the classpath the service runs on, one entry a line, and exit
+            """;
+
+    static final String SEED_USAGE = """
+            usage: ./sqloop seed FILE [--datasource NAME]
+
+            Seeds the example store SQLOOP_FEWSHOT_* configures (the one the fewshot service reads) from YAML
+            cases ({id, question, expected_sql, tags}), defog CSV or JSONL; idempotent. Rows without a datasource
+            take --datasource (default "default").
+            """;
+
+    /** The build's version ({@code sqloop-version.properties}, filtered by Maven). */
+    static String version() {
+        try (var in = Main.class.getResourceAsStream("/sqloop-version.properties")) {
+            java.util.Properties p = new java.util.Properties();
+            if (in != null) p.load(in);
+            return p.getProperty("version", "unknown");
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
     }
 
     /** {@code ./sqloop seed FILE}: seeds the configured example store (SQLOOP_FEWSHOT_*), as the fewshot service reads it. */

@@ -17,6 +17,26 @@ import java.util.Map;
  * ({@code FILE.jsonl.sqloop-batch}); running the command again resumes waiting instead of submitting again.
  */
 public final class SubmitCommand {
+    static final String USAGE = """
+            usage: ./sqloop submit FILE.jsonl --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
+
+            Submits a JSONL batch (one {"question", "datasource", "clientId"?, "maxAttempts"?, "metadata"?} per line)
+            and prints its batch id; with --wait or --out follows it with a progress bar and writes every final result.
+            The batch id is kept in FILE.jsonl.sqloop-batch: running the command again resumes instead of submitting.
+            options:
+              --gateway URL      the gateway (default SQLOOP_GATEWAY_URL, else http://127.0.0.1:8080)
+              --api-key K        the gateway's API key (default SQLOOP_API_KEY)
+              --wait             follow the batch until every question is final
+              --out FILE         write the final results there (implies --wait)
+              --resubmit         submit again even if FILE.jsonl.sqloop-batch names a batch
+            """;
+
+    static final String STATUS_USAGE = """
+            usage: ./sqloop status ID [--batch] [--gateway URL] [--api-key K]
+
+            Prints a question's status (or, with --batch, a batch's) as the gateway serves it.
+            """;
+
     private SubmitCommand() {}
 
     static int run(Args args) throws IOException, InterruptedException {

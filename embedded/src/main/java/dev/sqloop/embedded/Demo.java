@@ -31,6 +31,17 @@ import java.util.concurrent.CountDownLatch;
 final class Demo {
     static final String DATASOURCE = "demo";
 
+    static final String USAGE = """
+            usage: ./sqloop demo [--serve] [--work-dir DIR]
+
+            The main job on embedded defaults, in one JVM: a real Kafka broker, every stage, the gateway, a generated
+            DuckDB warehouse (TPC-H) and the simulated LLM (or yours: SQLOOP_LLM_BASE_URL); submits the bundled
+            40-question batch and prints what the correction loop did.
+            options:
+              --serve          keep the gateway up afterwards (Ctrl-C stops)
+              --work-dir DIR   where runs go (default $SQLOOP_HOME/.sqloop/demo)
+            """;
+
     private Demo() {}
 
     static int run(Args args) throws Exception {

@@ -27,15 +27,26 @@ public final class Main {
         String command = argv.isEmpty() ? "help" : argv.get(0);
         List<String> rest = argv.isEmpty() ? List.of() : argv.subList(1, argv.size());
         return switch (command) {
-            case "demo" -> Demo.run(new Args(rest));
-            case "serve" -> Serve.run(new Args(rest));
+            case "demo" -> Demo.run(Args.forCommand(rest, Demo.USAGE, "serve", "work-dir"));
+            case "serve" -> Serve.run(Args.forCommand(rest, Serve.usage(), "data-dir"));
             case "eval" -> dev.sqloop.embedded.eval.Eval.run(new Args(rest));
             case "bench" -> bench(rest);
             default -> dev.sqloop.cli.Main.run(argv);
         };
     }
 
+    static final String BENCH_USAGE = """
+            usage: ./sqloop bench runner|validator|executor|retrieval [options]
+
+              runner [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
+                                           StageRunner throughput vs the ideal in_flight / latency
+              validator [ROUNDS]           static-validation latency per parser family (p50/p99)
+              executor [ITERATIONS]        executor overhead over raw JDBC on DuckDB
+              retrieval [N] [Q]            embed + top-k search at 1k and N stored examples, schema linking
+            """;
+
     private static int bench(List<String> argv) throws Exception {
+        Args.forCommand(argv, BENCH_USAGE, "records", "latency-ms", "in-flight", "no-share");
         String what = argv.isEmpty() ? "" : argv.get(0);
         Args args = new Args(argv.isEmpty() ? List.of() : argv.subList(1, argv.size()));
         String[] positional = args.positional().toArray(String[]::new);

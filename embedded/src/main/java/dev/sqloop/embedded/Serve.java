@@ -26,10 +26,6 @@ final class Serve {
 
     static int run(Args args) throws Exception {
         args.allowOnly(false, "data-dir", "help");
-        if (args.flag("help")) {
-            System.out.print(usage());
-            return 0;
-        }
         Map<String, String> settings = new HashMap<>();
         System.getenv().forEach((k, v) -> {
             if (k.startsWith("SQLOOP_")) settings.put(k, v);

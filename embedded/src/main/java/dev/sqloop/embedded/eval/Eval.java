@@ -39,11 +39,9 @@ public final class Eval {
                       String firstError, long tokens, Scorer.Score score) {}
 
     public static int run(Args args) throws Exception {
+        if (args.flag("help")) throw new Args.HelpRequested(usage());
         args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts");
-        if (args.flag("help") || args.positional().isEmpty()) {
-            System.out.print(usage());
-            return args.flag("help") ? 0 : 2;
-        }
+        if (args.positional().isEmpty()) throw new Args.UsageException("eval needs a dataset file\n" + usage());
         Path dataset = Path.of(args.positional().getFirst());
         Map<String, String> mapping = new LinkedHashMap<>();
         for (String pair : args.string("map", "").split(",")) {

@@ -1,0 +1,47 @@
+package dev.sqloop.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Every command answers --help with its usage (exit 0), and refuses an unknown option by name (exit 2). */
+class CommandLineTest {
+    @Test
+    void everyCommandAnswersHelpWithItsOwnUsage() {
+        for (String command : List.of("submit", "status", "run", "seed", "examples")) {
+            for (String flag : List.of("--help", "-h")) {
+                Args.HelpRequested help = assertThrows(Args.HelpRequested.class, () -> Main.run(List.of(command, flag)),
+                        command + " " + flag);
+                assertTrue(help.usage().contains("usage: ./sqloop " + command), command + ": " + help.usage());
+            }
+        }
+        assertThrows(Args.HelpRequested.class, () -> Main.run(List.of("seed", "file.yaml", "--help")), "--help after arguments too");
+        // dlq prints its own usage for itself and each subcommand (DlqCommandTest checks the text)
+        for (List<String> argv : List.of(List.of("dlq", "--help"), List.of("dlq", "list", "--help"), List.of("dlq", "replay", "--help"))) {
+            try {
+                assertEquals(0, Main.run(argv), argv.toString());
+            } catch (Exception e) {
+                throw new AssertionError(argv + " did not answer its usage", e);
+            }
+        }
+    }
+
+    @Test
+    void everyCommandRefusesAnUnknownOptionByName() {
+        for (String command : List.of("submit", "status", "run", "seed", "examples")) {
+            Args.UsageException e = assertThrows(Args.UsageException.class, () -> Main.run(List.of(command, "x", "--bogus", "1")), command);
+            assertTrue(e.getMessage().contains("unknown option --bogus"), command + ": " + e.getMessage());
+        }
+    }
+
+    @Test
+    void versionAndTopLevelHelpExitZero() throws Exception {
+        assertEquals(0, Main.run(List.of("--version")));
+        assertEquals(0, Main.run(List.of("help")));
+        assertTrue(Main.version().matches("\\d+\\.\\d+\\.\\d+.*"), "the build's version: " + Main.version());
+        assertEquals(2, assertThrows(Args.UsageException.class, () -> Main.run(List.of("nonsense"))).getMessage().startsWith("unknown command") ? 2 : 0);
+    }
+}

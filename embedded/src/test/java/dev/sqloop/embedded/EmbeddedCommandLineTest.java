@@ -1,0 +1,28 @@
+package dev.sqloop.embedded;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.cli.Args;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The embedded classpath's commands answer --help (exit 0) and refuse unknown options by name, like cli's. */
+class EmbeddedCommandLineTest {
+    @Test
+    void demoServeEvalAndBenchAnswerHelp() {
+        for (String command : List.of("demo", "serve", "eval", "bench")) {
+            Args.HelpRequested help = assertThrows(Args.HelpRequested.class, () -> Main.run(List.of(command, "--help")), command);
+            assertTrue(help.usage().contains("usage: ./sqloop " + command), command + ": " + help.usage());
+        }
+    }
+
+    @Test
+    void unknownOptionsAndMissingArgumentsAreUsageErrors() {
+        for (List<String> argv : List.of(List.of("serve", "--bogus"), List.of("demo", "--bogus", "1"), List.of("eval", "x.csv", "--bogus"),
+                List.of("eval"), List.of("bench", "nothing"))) {
+            Args.UsageException e = assertThrows(Args.UsageException.class, () -> Main.run(argv), argv.toString());
+            assertTrue(!e.getMessage().isBlank(), argv + ": " + e.getMessage());
+        }
+    }
+}
