@@ -216,7 +216,7 @@ public final class Eval {
                   --faults default|none    the simulated oracle's fault mix (default: the demo's)
                   --seed N                 the simulated oracle's seed (default 7)
                   --ts N                   neighbour databases per DuckDB datasource for TS (default 3; 0 = off)
-                  --out DIR                where report.md, report.json and questions.jsonl go
+                  --out DIR                where report.md, report.html (charts), report.json and questions.jsonl go
                 """;
     }
 }

@@ -163,6 +163,76 @@ public final class EvalReport {
         json.set("firstErrors", JsonCodec.mapper().valueToTree(firstErrors()));
         Files.writeString(dir.resolve("report.json"), json.toPrettyString());
         Files.writeString(dir.resolve("report.md"), markdown());
+        Files.writeString(dir.resolve("report.html"), html());
+    }
+
+    /** Questions per configuration that succeeded at attempt 1, 2, … and that failed. */
+    Map<Integer, Map<String, Integer>> successByAttempt() {
+        Map<Integer, Map<String, Integer>> out = new TreeMap<>();
+        for (int m : configs) {
+            Map<String, Integer> byAttempt = new LinkedHashMap<>();
+            for (int a = 1; a <= m; a++) byAttempt.put("attempt " + a, 0);
+            byAttempt.put("failed", 0);
+            out.put(m, byAttempt);
+        }
+        for (Eval.Row r : rows) {
+            String k = "succeeded".equals(r.status()) ? "attempt " + Math.max(1, r.attempts()) : "failed";
+            out.get(r.maxAttempts()).merge(k, 1, Integer::sum);
+        }
+        return out;
+    }
+
+    /** A self-contained page (no script, no external resource): the comparison and four bar charts as inline SVG. */
+    String html() {
+        StringBuilder b = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqloop eval</title>"
+                + "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+                + "td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}"
+                + "svg{display:block;margin:0.5em 0 2em}</style></head><body>\n<h1>sqloop eval</h1>\n");
+        b.append("<p>").append(cases.size()).append(" questions; max attempts ").append(configs).append(".</p>\n<table><tr><th></th>");
+        for (int m : configs) b.append("<th>max ").append(m).append("</th>");
+        b.append("</tr>\n");
+        for (String line : comparison().lines().skip(1).toList()) {
+            String label = line.substring(0, Math.min(28, line.length())).strip();
+            String[] cells = line.length() > 28 ? line.substring(28).strip().split("\\s{2,}") : new String[0];
+            b.append("<tr><td>").append(escape(label)).append("</td>");
+            for (String c : cells) b.append("<td>").append(escape(c)).append("</td>");
+            b.append("</tr>\n");
+        }
+        b.append("</table>\n");
+        List<String> series = configs.stream().map(m -> "max " + m).toList();
+        Map<String, double[]> attempts = new LinkedHashMap<>();
+        successByAttempt().forEach((m, byAttempt) -> byAttempt.forEach((k, v) ->
+                attempts.computeIfAbsent(k, x -> new double[configs.size()])[configs.indexOf(m)] = v));
+        b.append(Charts.bars("Questions by the attempt that succeeded", series, attempts, "questions"));
+        Map<String, double[]> errors = new LinkedHashMap<>();
+        firstErrors().forEach((m, byCategory) -> byCategory.forEach((k, v) ->
+                errors.computeIfAbsent(k, x -> new double[configs.size()])[configs.indexOf(m)] = v[0]));
+        b.append(Charts.bars("First-attempt errors by category", series, errors, "questions"));
+        Map<String, double[]> exByCategory = new LinkedHashMap<>();
+        exBy(r -> r.c().category()).forEach((k, byConfig) -> {
+            double[] v = new double[configs.size()];
+            for (int i = 0; i < configs.size(); i++) {
+                double[] c = byConfig.getOrDefault(configs.get(i), new double[2]);
+                v[i] = c[1] == 0 ? 0 : 100 * c[0] / c[1];
+            }
+            exByCategory.put(k, v);
+        });
+        b.append(Charts.bars("EX by query category (%)", series, exByCategory, "%"));
+        Map<String, double[]> retry = new LinkedHashMap<>();
+        for (String k : List.of("VA", "EX", "EM")) retry.put(k, new double[configs.size()]);
+        for (int i = 0; i < configs.size(); i++) {
+            Summary s = summary(configs.get(i));
+            double n = Math.max(1, s.questions());
+            retry.get("VA")[i] = 100 * s.va() / n;
+            retry.get("EX")[i] = 100 * s.ex() / n;
+            retry.get("EM")[i] = 100 * s.em() / n;
+        }
+        b.append(Charts.bars("Retry vs no retry (%)", series, retry, "%"));
+        return b.append("</body></html>\n").toString();
+    }
+
+    static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     /** Per configuration: first-attempt error category → [questions, of which corrected]. */

@@ -90,6 +90,7 @@ class EvalIT {
         assertEquals(0, once.corrected(), "max attempts 1 corrects nothing");
         assertTrue(retry.ex() > once.ex(), "retries raise EX: " + once.ex() + " -> " + retry.ex());
         assertTrue(Files.readString(out.resolve("report.md")).contains("EX by query category"));
+        assertTrue(Files.readString(out.resolve("report.html")).contains("Retry vs no retry"));
         for (int m : List.of(1, 3)) {
             assertEquals(report.outcomes(m), report.pipelineOutcomes(m), "the report's counts equal the pipeline's own metrics");
         }
