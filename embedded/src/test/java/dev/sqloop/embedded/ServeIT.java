@@ -33,6 +33,8 @@ import org.junit.jupiter.api.Test;
  */
 class ServeIT {
     private static final String DATABASE = "restaurants";
+    /** An LLM key that must never leave the process's configuration: not in a log line, result, trace or dead letter. */
+    private static final String CANARY = "sk-sqloop-canary-5f1d9e77";
 
     @Test
     void shouldFinishABatchStartedBeforeARestartWithNothingLost() throws Exception {
@@ -42,6 +44,14 @@ class ServeIT {
         Map<String, String> gold = new LinkedHashMap<>();
         questions.forEach(q -> gold.put(q.question(), q.firstGold()));
         Path dataDir = Files.createTempDirectory("sqloop-serve-it-");
+        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs = new ch.qos.logback.core.read.ListAppender<>();
+        logs.start();
+        root.addAppender(logs);
+        // every line sqloop can write, debug included, is scanned
+        ch.qos.logback.classic.Logger sqloop = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dev.sqloop");
+        ch.qos.logback.classic.Level level = sqloop.getLevel();
+        sqloop.setLevel(ch.qos.logback.classic.Level.DEBUG);
         try (SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(gold, DemoBatch.faultMix(), "postgres", 11), 11)) {
             llm.faults().latency(Latency.lognormal(Duration.ofMillis(250), 0.3)); // slow enough to stop mid-batch
             Map<String, String> settings = new HashMap<>(Map.of(
@@ -51,6 +61,7 @@ class ServeIT {
                     "SQLOOP_DATASOURCE_RESTAURANTS_PASSWORD", PostgresServer.READER_PASSWORD,
                     "SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl(),
                     "SQLOOP_LLM_MODEL", "simulated",
+                    "SQLOOP_LLM_API_KEY", CANARY,
                     "SQLOOP_GATEWAY_PORT", Integer.toString(Ports.free())));
             StringBuilder jsonl = new StringBuilder();
             for (DefogQuestions.Question q : questions) {
@@ -85,8 +96,46 @@ class ServeIT {
                 assertEquals(questions.size(), ids.size(), "no question answered twice, none lost");
                 assertTrue(byReason.getOrDefault("first_attempt_success", 0L) + byReason.getOrDefault("corrected_success", 0L)
                         >= questions.size() * 0.8, "the loop still corrects across a restart: " + byReason);
+
+                // the LLM key is in no result, trace, dead letter or log line
+                StringBuilder seen = new StringBuilder(Files.readString(out));
+                for (JsonNode r : results) {
+                    seen.append(client.getPatiently("/v1/questions/" + r.get("questionId").asText() + "/trace", Duration.ofSeconds(30)));
+                }
+                seen.append(deadLetters(second.bootstrapServers()));
+                root.detachAppender(logs);
+                sqloop.setLevel(level);
+                for (var e : logs.list) {
+                    seen.append(e.getFormattedMessage()).append('\n');
+                    if (e.getThrowableProxy() != null) seen.append(e.getThrowableProxy().getMessage()).append('\n');
+                }
+                assertTrue(logs.list.size() > 0, "the log capture saw the run");
+                assertTrue(!seen.toString().contains(CANARY), "the LLM key leaked");
+                assertTrue(!seen.toString().contains(CANARY.substring(8)), "part of the LLM key leaked");
             }
         }
+    }
+
+    /** Every record on the dlq topic, keys, values and headers as text. */
+    private static String deadLetters(String bootstrap) {
+        Map<String, Object> props = Map.of("bootstrap.servers", bootstrap);
+        StringBuilder out = new StringBuilder();
+        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(props,
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            var partitions = c.partitionsFor(dev.sqloop.common.Topics.DLQ.name()).stream()
+                    .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())).toList();
+            c.assign(partitions);
+            c.seekToBeginning(partitions);
+            var end = c.endOffsets(partitions);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (partitions.stream().anyMatch(p -> c.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+                for (var r : c.poll(Duration.ofMillis(200))) {
+                    if (r.value() != null) out.append(new String(r.value(), java.nio.charset.StandardCharsets.UTF_8));
+                    r.headers().forEach(h -> out.append(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8)));
+                }
+            }
+        }
+        return out.toString();
     }
 
     private static int awaitFinished(GatewayClient client, String batchId, int atLeast) throws Exception {
