@@ -51,6 +51,27 @@ class EvalIT {
     }
 
     @Test
+    void shouldScoreTheGoldAgainstItselfOnPostgresToo() throws Exception {
+        var pg = dev.sqloop.testkit.engines.PostgresServer.shared();
+        Map<String, String> pgSettings = new HashMap<>();
+        for (String db : List.of("broker", "car_dealership")) {
+            DefogDatasets.loadIntoPostgres(pg, db);
+            String key = "SQLOOP_DATASOURCE_" + db.toUpperCase(java.util.Locale.ROOT);
+            pgSettings.put(key + "_DIALECT", "postgres");
+            pgSettings.put(key + "_URL", pg.jdbcUrl(db));
+            pgSettings.put(key + "_USER", dev.sqloop.testkit.engines.PostgresServer.READER);
+            pgSettings.put(key + "_PASSWORD", dev.sqloop.testkit.engines.PostgresServer.READER_PASSWORD);
+        }
+        List<EvalCase> pgCases = cases.stream().filter(c -> !c.datasource().equals("restaurants")).toList();
+        EvalReport report = Eval.evaluate(pgCases, List.of(3), pgSettings, Files.createTempDirectory("eval-pg-"),
+                new Eval.Options(null, null, "simulated", "none", 7, 2));
+        System.out.print(report.comparison());
+        assertEquals(List.of(), report.rows().stream().filter(r -> !r.score().ex())
+                .map(r -> r.c().id() + " " + r.c().datasource() + ": " + r.reason() + " " + r.score().note()).toList());
+        assertEquals(0, report.summary(3).tsMeasured(), "no neighbour databases for PostgreSQL: TS is not claimed");
+    }
+
+    @Test
     void shouldMakeNeighbourDatabasesWithEveryTableItsValuesShuffled() throws Exception {
         for (String db : DATABASES) {
             var ds = dev.sqloop.common.datasource.Datasources.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)).get(db);
