@@ -29,6 +29,7 @@ public final class Main {
               submit FILE.jsonl    submit a batch to a gateway and follow it
                     --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
               status ID [--batch]  a question's (or batch's) status from the gateway
+              cancel ID [--batch]  cancel a question (or batch): what is not final ends "cancelled", no more LLM calls
               run SERVICE          run one service alone, configured by SQLOOP_* environment variables:
                     generator (generate+repair; SQLOOP_GENERATOR_WORKERS narrows) | repair | validator | executor | fewshot | gateway
                     [--print-classpath]  print the classpath the service runs on, one entry a line, and exit
@@ -118,6 +119,7 @@ public final class Main {
         return switch (command) {
             case "submit" -> SubmitCommand.run(Args.forCommand(rest, SubmitCommand.USAGE, "gateway", "api-key", "wait", "out", "resubmit"));
             case "status" -> SubmitCommand.status(Args.forCommand(rest, SubmitCommand.STATUS_USAGE, "gateway", "api-key", "batch"));
+            case "cancel" -> SubmitCommand.cancel(Args.forCommand(rest, SubmitCommand.CANCEL_USAGE, "gateway", "api-key", "batch"));
             case "run" -> {
                 Args.forCommand(rest, RUN_USAGE, "print-classpath");
                 yield runService(rest);

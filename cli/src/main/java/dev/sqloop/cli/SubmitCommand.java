@@ -37,7 +37,25 @@ public final class SubmitCommand {
             Prints a question's status (or, with --batch, a batch's) as the gateway serves it.
             """;
 
+    static final String CANCEL_USAGE = """
+            usage: ./sqloop cancel ID [--batch] [--gateway URL] [--api-key K]
+
+            Cancels a question (or, with --batch, a batch): what is not final yet ends "cancelled" at the next stage
+            it reaches, with no further LLM call. Idempotent; a finished question or batch is refused with the gateway's
+            reason (409).
+            """;
+
     private SubmitCommand() {}
+
+    /** {@code ./sqloop cancel ID [--batch]}. */
+    static int cancel(Args args) throws IOException, InterruptedException {
+        if (args.positional().isEmpty()) throw new Args.UsageException("cancel needs an id: ./sqloop cancel ID [--batch]");
+        GatewayClient client = GatewayClient.fromArgs(args);
+        String id = args.positional().get(0);
+        JsonNode r = client.delete((args.flag("batch") ? "/v1/batches/" : "/v1/questions/") + id, 202);
+        System.out.println(r.toPrettyString());
+        return 0;
+    }
 
     static int run(Args args) throws IOException, InterruptedException {
         if (args.positional().isEmpty()) throw new Args.UsageException("submit needs a JSONL file: ./sqloop submit FILE.jsonl --gateway URL");

@@ -4,8 +4,8 @@ package dev.sqloop.common;
  * Kafka header names on every sqloop record (values are UTF-8 strings). The {@code sqloop-*} headers mirror fields of
  * the message ({@link dev.sqloop.common.message.Message#headers()}) so operators, tooling and dead letters can see a
  * record's question, attempt, tenant and deadline without decoding it; no stage reads them — a stage reads its
- * message. The runner reads two: {@code sqloop-deadline} (for messages without a deadline field) and
- * {@code traceparent}.
+ * message. The runner reads {@code sqloop-deadline} (for messages without a deadline field), {@code traceparent},
+ * and the question and batch ids (to end cancelled questions).
  */
 public final class SqloopHeaders {
     public static final String ATTEMPT = "sqloop-attempt";
@@ -14,6 +14,8 @@ public final class SqloopHeaders {
     public static final String QUESTION_ID = "sqloop-question-id";
     public static final String DATASOURCE = "sqloop-datasource";
     public static final String TENANT = "sqloop-tenant";
+    /** The batch a question belongs to (absent for a single question): what a batch cancellation matches. */
+    public static final String BATCH_ID = "sqloop-batch-id";
     /** Epoch milliseconds after which the question is no longer worth working on. */
     public static final String DEADLINE = "sqloop-deadline";
     /** W3C trace context. */

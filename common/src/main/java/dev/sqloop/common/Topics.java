@@ -2,6 +2,7 @@ package dev.sqloop.common;
 
 import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.BatchManifest;
+import dev.sqloop.common.message.Cancellation;
 import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.message.FeedbackCommand;
@@ -20,6 +21,8 @@ public final class Topics {
     public static final Topic<QuestionResult> RESULTS = Topic.of("results", QuestionResult.class);
     public static final Topic<AttemptEvent> EVENTS = Topic.of("events", AttemptEvent.class);
     public static final Topic<FeedbackCommand> FEEDBACK = Topic.of("feedback", FeedbackCommand.class);
+    /** Cancelled questions and batches, compacted, keyed {@code question:<id>} / {@code batch:<id>}; every runner reads it whole. */
+    public static final Topic<Cancellation> CANCELLATIONS = Topic.of("cancellations", Cancellation.class);
     /** Dead letters: the original record's bytes, whatever its type, plus {@code sqloop.error.*} headers. */
     public static final Topic<byte[]> DLQ = Topic.of("dlq", byte[].class);
     /**
@@ -62,6 +65,7 @@ public final class Topics {
             Spec.of(RESULTS, 6, true),
             Spec.of(EVENTS, 6, false),
             Spec.of(FEEDBACK, 1, false),
+            Spec.of(CANCELLATIONS, 1, true),
             Spec.of(BATCHES, 6, true),
             Spec.of(EXAMPLES, 6, true),
             Spec.of(EXAMPLE_COMMANDS, 1, false),

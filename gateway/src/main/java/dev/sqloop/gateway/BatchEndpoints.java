@@ -46,6 +46,7 @@ final class BatchEndpoints {
         app.post("/v1/batches", this::submit);
         app.get("/v1/batches/{id}", this::get);
         app.get("/v1/batches/{id}/results", this::streamResults);
+        app.delete("/v1/batches/{id}", this::cancel);
     }
 
     /**
@@ -168,6 +169,25 @@ final class BatchEndpoints {
                 .filter(s -> Auth.tenant(ctx).equals(s.manifest().tenant()))
                 .orElseThrow(() -> ApiError.notFound("batch " + id));
         ctx.json(StatusView.ofBatch(status));
+    }
+
+    /**
+     * Cancels a batch: its questions not yet final end {@code cancelled} at the next stage they reach, with no further
+     * LLM call. Idempotent (202 again while questions are pending); a finished batch is a 409 that says so.
+     */
+    private void cancel(Context ctx) {
+        String id = ctx.pathParam("id");
+        Map<String, Object> status = forwarding.findBatch(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
+        if (Boolean.TRUE.equals(status.get("done"))) {
+            throw new ApiError(409, "already_final", "batch " + id + " has finished: nothing to cancel", null, null);
+        }
+        submitter.submitCancellation(dev.sqloop.common.message.Cancellation.ofBatch(id, Auth.tenant(ctx), submitter.now()));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("batchId", id);
+        out.put("status", "cancelling");
+        out.put("pending", status.get("pending"));
+        out.put("statusUrl", "/v1/batches/" + id);
+        ctx.status(202).json(out);
     }
 
     private void streamResults(Context ctx) throws IOException {

@@ -52,6 +52,19 @@ final class Forwarding {
         return state.filter(s -> Auth.tenant(ctx).equals(s.tenant())).map(s -> StatusView.of(id, s));
     }
 
+    /** The batch's status view, from the owning instance; empty when unknown to this tenant. */
+    Optional<Map<String, Object>> findBatch(Context ctx, String id) {
+        Optional<URI> owner = view.ownerOf(ResultsView.BATCH_STATUS, id);
+        if (owner.isPresent()) {
+            HttpResponse<String> r = forward(ctx, owner.get(), "/v1/batches/" + id);
+            if (r.statusCode() == 404) return Optional.empty();
+            if (r.statusCode() != 200) throw new ApiError(r.statusCode(), "upstream", r.body(), null, null);
+            return Optional.of(readMap(r.body()));
+        }
+        Optional<Views.BatchStatus> status = view.get(ResultsView.BATCH_STATUS, id);
+        return status.filter(s -> Auth.tenant(ctx).equals(s.manifest().tenant())).map(StatusView::ofBatch);
+    }
+
     private HttpResponse<String> forward(Context ctx, URI owner, String path) {
         HttpRequest.Builder req = HttpRequest.newBuilder(owner.resolve(path)).timeout(Duration.ofSeconds(30)).header(FORWARDED, "1");
         Optional.ofNullable(ctx.header("X-API-Key")).ifPresent(v -> req.header("X-API-Key", v));

@@ -27,6 +27,19 @@ final class QuestionEndpoints {
         app.post("/v1/questions", this::submit);
         app.get("/v1/questions/{id}", this::get);
         app.get("/v1/questions/{id}/trace", this::trace);
+        app.delete("/v1/questions/{id}", this::cancel);
+    }
+
+    /** Cancels one question: not yet final, it ends {@code cancelled} at the next stage it reaches; final, a 409. */
+    private void cancel(Context ctx) {
+        String id = ctx.pathParam("id");
+        Map<String, Object> status = forwarding.findQuestion(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id));
+        Object state = status.get("status");
+        if ("succeeded".equals(state) || "failed".equals(state)) {
+            throw new ApiError(409, "already_final", "question " + id + " has already " + state, null, null);
+        }
+        submitter.submitCancellation(dev.sqloop.common.message.Cancellation.ofQuestion(id, Auth.tenant(ctx), submitter.now()));
+        ctx.status(202).json(Map.of("id", id, "status", "cancelling", "statusUrl", "/v1/questions/" + id));
     }
 
     /** A reused {@code clientId} answers the existing question with 200 and enqueues nothing. */

@@ -42,7 +42,7 @@ final class QuestionMetrics {
     /** Why a question may fail: pre-registered at zero so the first failure of a kind shows in {@code increase()}. */
     static final List<String> FAILURE_REASONS = List.of(Outcomes.MAX_ATTEMPTS, Outcomes.UNCHANGED_SQL, Outcomes.NON_RETRYABLE,
             Outcomes.UNKNOWN_DATASOURCE, Outcomes.LLM_UNAVAILABLE, Outcomes.WAREHOUSE_UNAVAILABLE, Outcomes.DEADLINE_EXCEEDED,
-            Outcomes.INFRASTRUCTURE_ERROR, Outcomes.INTERNAL_ERROR);
+            Outcomes.INFRASTRUCTURE_ERROR, Outcomes.INTERNAL_ERROR, Outcomes.CANCELLED);
     private static final Set<String> STOP_DECISIONS = Set.of(Outcomes.MAX_ATTEMPTS, Outcomes.UNCHANGED_SQL,
             Outcomes.NON_RETRYABLE, Outcomes.UNKNOWN_DATASOURCE);
     static final String RETRY = "retry";

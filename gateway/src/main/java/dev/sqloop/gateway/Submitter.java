@@ -111,6 +111,10 @@ final class Submitter {
         send(List.of(command), Topics.FEEDBACK, null);
     }
 
+    void submitCancellation(dev.sqloop.common.message.Cancellation cancellation) {
+        send(List.of(cancellation), Topics.CANCELLATIONS, null);
+    }
+
     void submitExampleCommand(ExampleCommand command) {
         send(List.of(command), Topics.EXAMPLE_COMMANDS, null);
     }

@@ -66,6 +66,8 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
             llmCall(LlmErrorType.of(e), callStart);
             return Outcome.finish(QuestionResult.failed(task, Outcomes.LLM_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
                     e.getMessage(), clock.instant()));
+        } catch (dev.sqloop.common.runtime.Cancellations.Cancelled c) {
+            throw c; // cancelled while waiting for a slot: no call was made
         } catch (RuntimeException e) {
             // recorded before the runner retries it: each try is one call in the metrics
             llmCall(LlmErrorType.of(e), callStart);

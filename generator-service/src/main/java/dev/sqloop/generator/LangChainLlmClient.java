@@ -96,7 +96,11 @@ public final class LangChainLlmClient implements LlmClient {
         }
         ChatResponse response;
         try {
+            // the wait for a slot may have been long: a question cancelled meanwhile spends no call
+            dev.sqloop.common.runtime.Cancellations.checkpoint();
             response = model.chat(request.build());
+        } catch (dev.sqloop.common.runtime.Cancellations.Cancelled c) {
+            throw c;
         } catch (RuntimeException e) {
             throw classify(e);
         } finally {

@@ -13,6 +13,8 @@ public final class Outcomes {
     public static final String INFRASTRUCTURE_ERROR = "infrastructure_error";
     public static final String DEADLINE_EXCEEDED = "deadline_exceeded";
     public static final String INTERNAL_ERROR = "internal_error";
+    /** The question, or its batch, was cancelled (DELETE on the gateway) before it finished. */
+    public static final String CANCELLED = "cancelled";
 
     private Outcomes() {}
 }

@@ -86,6 +86,7 @@ public record QuestionTask(
         h.put(SqloopHeaders.MAX_ATTEMPTS, Integer.toString(maxAttempts));
         h.put(SqloopHeaders.DATASOURCE, datasource);
         h.put(SqloopHeaders.TENANT, tenant);
+        if (batchId != null) h.put(SqloopHeaders.BATCH_ID, batchId);
         if (deadline != null) h.put(SqloopHeaders.DEADLINE, Long.toString(deadline.toEpochMilli()));
         if (previousSql != null) h.put(SqloopHeaders.PREVIOUS_SQL, previousSql);
         return h;

@@ -87,7 +87,9 @@ public final class KafkaClients {
         KafkaClientMetrics producerMetrics = new KafkaClientMetrics(producer, List.of(), metricsScheduler(clientId), METRICS_REFRESH);
         consumerMetrics.bindTo(registry);
         producerMetrics.bindTo(registry);
-        return new StageRunner<>(stage, inputTopic, consumer, producer, settings, registry, Clock.systemUTC())
+        Cancellations cancellations = Cancellations.follow(kafka, clientId);
+        return new StageRunner<>(stage, inputTopic, consumer, producer, settings, registry, Clock.systemUTC(), cancellations)
+                .closing(cancellations)
                 .closing(consumerMetrics)
                 .closing(producerMetrics)
                 .closing(() -> producer.close(Duration.ofSeconds(10)));

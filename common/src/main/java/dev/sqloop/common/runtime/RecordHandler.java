@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What becomes of one consumed record, without a consumer or a producer: decode it as the stage's input, end it if
- * its deadline passed, run the stage, retry an {@link InfrastructureException} with the {@link RetryPolicy} (the only
+ * its question or batch was cancelled or its deadline passed, run the stage, retry an {@link InfrastructureException} with the {@link RetryPolicy} (the only
  * place sqloop retries), and give up into the stage's {@code onGiveUp} outcome plus a dead letter. The answer is the
  * records to produce; {@link StageRunner} produces them and commits.
  */
@@ -65,6 +65,7 @@ public final class RecordHandler<I> {
     private final BooleanSupplier stopping;
     private final Runnable onRetry;
     private final Sleeper sleeper;
+    private final Cancellations cancellations;
 
     /**
      * @param stopping true once the runner stops: a record then waits no longer for a retry and is abandoned
@@ -72,6 +73,13 @@ public final class RecordHandler<I> {
      */
     public RecordHandler(Stage<I> stage, RetryPolicy retry, Clock clock, DeadLetterReporter deadLetters,
                          BooleanSupplier stopping, Runnable onRetry, Sleeper sleeper) {
+        this(stage, retry, clock, deadLetters, stopping, onRetry, sleeper, Cancellations.NONE);
+    }
+
+    /** @param cancellations which questions and batches are cancelled: such a record ends without the stage's work */
+    public RecordHandler(Stage<I> stage, RetryPolicy retry, Clock clock, DeadLetterReporter deadLetters,
+                         BooleanSupplier stopping, Runnable onRetry, Sleeper sleeper, Cancellations cancellations) {
+        this.cancellations = Objects.requireNonNull(cancellations, "cancellations");
         this.stage = Objects.requireNonNull(stage, "stage");
         this.retry = Objects.requireNonNull(retry, "retry");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -92,9 +100,22 @@ public final class RecordHandler<I> {
             return new Handled("dlq", List.of(deadLetters.report(record, DeadLetterReporter.UNDECODABLE, e)));
         }
         Instant deadline = deadlineOf(input, headers);
+        Cancellations.CURRENT.set(() -> cancellations.cancelled(headers));
+        try {
+            return run(record, input, headers, deadline);
+        } finally {
+            Cancellations.CURRENT.remove();
+        }
+    }
+
+    private Handled run(ConsumerRecord<byte[], byte[]> record, I input, Map<String, String> headers, Instant deadline)
+            throws Abandoned {
         int attempt = 0;
         while (true) {
             Instant now = clock.instant();
+            if (cancellations.cancelled(headers)) {
+                return new Handled("cancelled", OutgoingRecords.of(stage.onCancelled(input, now), headers));
+            }
             if (deadline != null && now.isAfter(deadline)) {
                 return new Handled("deadline", OutgoingRecords.of(stage.onDeadline(input, deadline, now), headers));
             }
@@ -113,6 +134,8 @@ public final class RecordHandler<I> {
                 Duration delay = retry.delay(attempt, e.retryAfter().orElse(null));
                 log.debug("stage {}: infrastructure retry {} in {}: {}", stage.name(), attempt, delay, e.toString());
                 if (!sleeper.sleep(delay)) throw new Abandoned();
+            } catch (Cancellations.Cancelled e) {
+                return new Handled("cancelled", OutgoingRecords.of(stage.onCancelled(input, clock.instant()), headers));
             } catch (InterruptedException e) {
                 throw new Abandoned();
             } catch (Exception e) {

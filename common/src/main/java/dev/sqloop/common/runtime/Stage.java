@@ -52,6 +52,14 @@ public interface Stage<I> {
         return Outcome.drop("deadline " + deadline + " passed");
     }
 
+    /** What ends a record whose question or batch was cancelled (it reaches no further stage, no LLM). */
+    default Outcome onCancelled(I input, Instant now) {
+        if (input instanceof QuestionTask task) {
+            return Outcome.finish(QuestionResult.failed(task, Outcomes.CANCELLED, null, "cancelled before stage " + name(), now));
+        }
+        return Outcome.drop("cancelled");
+    }
+
     static String describe(Throwable t) {
         return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     }

@@ -89,6 +89,12 @@ public final class StageRunner<I> implements AutoCloseable {
 
     public StageRunner(Stage<I> stage, String inputTopic, Consumer<byte[], byte[]> consumer,
                        Producer<byte[], byte[]> producer, RunnerSettings settings, MeterRegistry registry, Clock clock) {
+        this(stage, inputTopic, consumer, producer, settings, registry, clock, Cancellations.NONE);
+    }
+
+    /** @param cancellations cancelled questions and batches: their records end at once ({@link Stage#onCancelled}) */
+    public StageRunner(Stage<I> stage, String inputTopic, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
+                       RunnerSettings settings, MeterRegistry registry, Clock clock, Cancellations cancellations) {
         this.stage = stage;
         this.inputTopic = inputTopic;
         this.consumer = consumer;
@@ -105,7 +111,7 @@ public final class StageRunner<I> implements AutoCloseable {
         DeadLetterReporter deadLetters = new DeadLetterReporter(stage.name(),
                 reason -> registry.counter(DLQ_RECORDS, "stage", stage.name(), "reason", reason).increment());
         this.handler = new RecordHandler<>(stage, settings.retry(), clock, deadLetters, () -> stopping, retries::increment,
-                RecordHandler.Sleeper.REAL);
+                RecordHandler.Sleeper.REAL, cancellations);
         this.output = new AcknowledgedProducer(stage.name(), producer, deadLetters, settings.retry(), () -> stopping,
                 RecordHandler.Sleeper.REAL);
         Gauge.builder("sqloop.stage.inflight", inFlight, AtomicInteger::get).description("Records being processed")

@@ -107,6 +107,47 @@ class RecordHandlerTest {
     }
 
     @Test
+    void shouldEndACancelledQuestionOrBatchWithoutCallingTheStage() throws Exception {
+        Scripted stage = new Scripted(n -> Outcome.forward(Topics.GENERATE, task().withSql("SELECT 1", null)));
+        java.util.Set<String> cancelled = new java.util.HashSet<>();
+        RecordHandler<QuestionTask> h = new RecordHandler<>(stage, POLICY, Clock.fixed(NOW, ZoneOffset.UTC),
+                new DeadLetterReporter(stage.name(), deadLetterReasons::add), stopping::get, retries::incrementAndGet,
+                d -> true, headers -> Cancellations.matches(cancelled, headers));
+        QuestionTask inBatch = task().withBatch("b7", null, null);
+        assertEquals("forward", h.handle(record(inBatch)).kind(), "nothing cancelled yet");
+
+        cancelled.add(dev.sqloop.common.message.Cancellation.BATCH + "b7");
+        RecordHandler.Handled handled = h.handle(record(inBatch));
+        assertEquals("cancelled", handled.kind());
+        dev.sqloop.common.message.QuestionResult result = decode(handled.records().getFirst(), dev.sqloop.common.message.QuestionResult.class);
+        assertEquals(Topics.RESULTS.name(), handled.records().getFirst().topic());
+        assertEquals(dev.sqloop.common.error.Outcomes.CANCELLED, result.reason());
+        assertEquals(1, stage.calls.get(), "the stage ran only before the cancellation");
+        assertEquals("forward", h.handle(record(task())).kind(), "a question outside the batch goes on");
+
+        cancelled.add(dev.sqloop.common.message.Cancellation.QUESTION + "q1");
+        assertEquals("cancelled", h.handle(record(task())).kind(), "a single question by its id");
+    }
+
+    @Test
+    void shouldEndARecordCancelledWhileTheStageWaitedAtItsCancellationPoint() throws Exception {
+        java.util.Set<String> cancelled = new java.util.HashSet<>();
+        Scripted stage = new Scripted(n -> {
+            cancelled.add(dev.sqloop.common.message.Cancellation.QUESTION + "q1"); // cancelled while the stage waited
+            Cancellations.checkpoint();
+            return Outcome.forward(Topics.GENERATE, task().withSql("SELECT 1", null));
+        });
+        RecordHandler<QuestionTask> h = new RecordHandler<>(stage, POLICY, Clock.fixed(NOW, ZoneOffset.UTC),
+                new DeadLetterReporter(stage.name(), deadLetterReasons::add), stopping::get, retries::incrementAndGet,
+                d -> true, headers -> Cancellations.matches(cancelled, headers));
+        RecordHandler.Handled handled = h.handle(record(task()));
+        assertEquals("cancelled", handled.kind());
+        assertEquals(Topics.RESULTS.name(), handled.records().getFirst().topic());
+        assertTrue(deadLetterReasons.isEmpty(), "a cancellation is not a failure");
+        Cancellations.checkpoint(); // outside a record nothing is cancelled
+    }
+
+    @Test
     void shouldDeadLetterAnUndecodableRecordWithoutCallingTheStage() throws Exception {
         Scripted stage = new Scripted(n -> Outcome.drop("never"));
         RecordHandler.Handled handled = handler(stage).handle(record("bad", "{not json".getBytes(StandardCharsets.UTF_8),
