@@ -69,6 +69,10 @@ class PrometheusPipelineIT {
                 "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath()));
         pipeline = EmbeddedPipeline.start(work.resolve("pipeline"), settings, llm, false);
         prometheusUrl = startPrometheus(work.resolve("prometheus"), pipeline.metricsEndpoints());
+        // Prometheus scrapes a new target only after its discovery settles (~5 s): a batch done before the first
+        // scrape would start every counter at its final value, and rate()/increase() would see no change at all.
+        int services = pipeline.metricsEndpoints().size();
+        assertTrue(awaitQuery("count(up == 1)", v -> v == services, Duration.ofSeconds(60)), "Prometheus never scraped all " + services + " services");
 
         pipeline.seed(DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), DATASOURCE, "duckdb");
         GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
@@ -176,7 +180,10 @@ class PrometheusPipelineIT {
         assertEquals(Rules.allRules().size(), rules, "Prometheus loaded every rule of the chart's rule files");
         for (var e : recorded.entrySet()) {
             // recording rules run every second here; give the newest data a few evaluations
-            if (!awaitQuery(e.getKey(), v -> true, Duration.ofSeconds(20))) problems.add(e.getKey() + " recorded nothing (" + e.getValue() + ")");
+            if (!awaitQuery(e.getKey(), v -> true, Duration.ofSeconds(20))) {
+                problems.add(e.getKey() + " recorded nothing (" + e.getValue() + "); the expression itself now: "
+                        + rawQuery(e.getValue()).path("data") + "; sqloop:questions:rate5m: " + rawQuery("sqloop:questions:rate5m").path("data"));
+            }
         }
         System.out.println(rules + " rules loaded, " + recorded.size() + " recording rules with data");
         assertEquals(List.of(), problems);
