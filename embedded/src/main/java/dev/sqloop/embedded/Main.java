@@ -29,6 +29,7 @@ public final class Main {
         return switch (command) {
             case "demo" -> Demo.run(Args.forCommand(rest, Demo.USAGE, "serve", "work-dir"));
             case "serve" -> Serve.run(Args.forCommand(rest, Serve.usage(), "data-dir"));
+            case "broker" -> Broker.run(Args.forCommand(rest, Broker.USAGE, "data-dir"));
             case "eval" -> dev.sqloop.embedded.eval.Eval.run(new Args(rest));
             case "bench" -> bench(rest);
             default -> dev.sqloop.cli.Main.run(argv);
