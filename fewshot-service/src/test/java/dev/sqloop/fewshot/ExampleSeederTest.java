@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ExampleSeederTest {
-    static final Path DEFOG = Path.of(System.getProperty("sqloop.defog.questions", "/work/shared/datasets/defog/questions.csv"));
+    /** The defog questions vendored in the repository ({@code datasets/defog}), found as every other test finds them. */
+    static final Path DEFOG = dev.sqloop.testkit.engines.DefogDatasets.questionsCsv();
 
     @TempDir
     Path dir;
