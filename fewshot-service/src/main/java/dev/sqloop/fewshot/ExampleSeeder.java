@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.sqloop.common.sql.GoldSql;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ExampleStore;
 import dev.sqloop.store.StoredExample;
@@ -18,8 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Seeds examples from a file, idempotently (ids come from datasource + normalized question): the YAML benchmark
@@ -31,7 +30,6 @@ import java.util.regex.Pattern;
  */
 public final class ExampleSeeder {
     private static final int BATCH = 64;
-    private static final Pattern ALTERNATIVES = Pattern.compile("\\{([^{}]*)\\}");
 
     /** What one seeding run did. */
     public record Report(int read, int seeded, int skipped) {}
@@ -126,37 +124,7 @@ public final class ExampleSeeder {
      * {@code {a, b}} choice replaced by {@code a}, with {@code {}} repeating the choice made before it (sql-eval).
      */
     public static String firstAlternative(String gold) {
-        if (gold == null) return null;
-        String first = splitStatements(gold).stream().filter(s -> !s.isBlank()).findFirst().orElse("");
-        Matcher m = ALTERNATIVES.matcher(first);
-        StringBuilder out = new StringBuilder();
-        String lastChoice = "";
-        while (m.find()) {
-            String inside = m.group(1).strip();
-            String choice = inside.isEmpty() ? lastChoice : inside.split(",")[0].strip();
-            if (!inside.isEmpty()) lastChoice = choice;
-            m.appendReplacement(out, Matcher.quoteReplacement(choice));
-        }
-        m.appendTail(out);
-        return out.toString().strip();
-    }
-
-    /** Splits on semicolons outside string literals. */
-    private static List<String> splitStatements(String sql) {
-        List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        boolean quoted = false;
-        for (char ch : sql.toCharArray()) {
-            if (ch == '\'') quoted = !quoted;
-            if (ch == ';' && !quoted) {
-                out.add(cur.toString().strip());
-                cur.setLength(0);
-            } else {
-                cur.append(ch);
-            }
-        }
-        out.add(cur.toString().strip());
-        return out;
+        return gold == null ? null : GoldSql.first(gold);
     }
 
     private static String text(JsonNode n, String field) {

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One evaluation question: its gold SQL (every accepted form, see {@link GoldSql}), the sqloop datasource it runs on,
+ * One evaluation question: its gold SQL (every accepted form, see {@link dev.sqloop.common.sql.GoldSql}), the sqloop datasource it runs on,
  * and its query category (for the breakdown).
  */
 public record EvalCase(String id, String question, String gold, String datasource, String category) {

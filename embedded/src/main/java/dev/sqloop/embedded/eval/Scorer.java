@@ -3,6 +3,7 @@ package dev.sqloop.embedded.eval;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
+import dev.sqloop.common.sql.GoldSql;
 import dev.sqloop.common.sql.SqlNormalizer;
 import dev.sqloop.executor.ReadOnlyGuard;
 import dev.sqloop.testkit.engines.ResultComparison;

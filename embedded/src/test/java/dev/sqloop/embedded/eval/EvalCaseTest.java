@@ -6,22 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class GoldSqlTest {
-    @Test
-    void shouldExpandColumnChoicesAndAcceptEveryQuery() {
-        assertEquals(List.of("SELECT a FROM t", "SELECT b FROM t"), GoldSql.forms("SELECT {a, b} FROM t"));
-        assertEquals(List.of("SELECT id FROM t GROUP BY id", "SELECT name FROM t GROUP BY name"),
-                GoldSql.forms("SELECT {id,name} FROM t GROUP BY {}"), "{} repeats the choice made before it");
-        assertEquals(List.of("SELECT a, c", "SELECT a, d", "SELECT b, c", "SELECT b, d"), GoldSql.forms("SELECT {a,b}, {c,d}"));
-        assertEquals(List.of("SELECT 1", "SELECT ';' AS x"), GoldSql.forms("SELECT 1; SELECT ';' AS x;"));
-        assertEquals("SELECT a FROM t", GoldSql.first("SELECT {a,b} FROM t"));
-    }
-
+class EvalCaseTest {
     @Test
     void shouldReadTheThreeDatasetFormatsAndNameWhatIsMissing(@TempDir Path dir) throws IOException {
         Path csv = Files.writeString(dir.resolve("q.csv"), "question,query,db_name,query_category\n"

@@ -1,4 +1,4 @@
-package dev.sqloop.embedded.eval;
+package dev.sqloop.common.sql;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
 /**
  * The accepted forms of a gold query, as defog's sql-eval reads them: several {@code ;}-separated queries are each
  * accepted, and in each a {@code {a, b}} choice stands for either column ({@code {}} repeats the choice made before it);
- * every combination is one accepted query (capped at {@value #MAX_FORMS}).
+ * every combination is one accepted query (capped at {@value #MAX_FORMS}). Used by the example seeder (the first form
+ * of a defog gold query becomes the example's SQL) and by {@code ./sqloop eval} (every form is accepted).
  */
 public final class GoldSql {
     static final int MAX_FORMS = 64;
@@ -27,9 +28,10 @@ public final class GoldSql {
         return out;
     }
 
-    /** The first accepted form (what the simulated oracle answers). */
+    /** The first accepted form: the first query, each choice its first column; empty for a blank gold. */
     public static String first(String gold) {
-        return forms(gold).getFirst();
+        List<String> forms = forms(gold);
+        return forms.isEmpty() ? "" : forms.getFirst();
     }
 
     private static List<String> expand(String query) {
@@ -67,7 +69,7 @@ public final class GoldSql {
     }
 
     /** Splits on {@code ;} outside quotes; blank parts dropped. */
-    static List<String> statements(String sql) {
+    public static List<String> statements(String sql) {
         List<String> out = new ArrayList<>();
         StringBuilder cur = new StringBuilder();
         char quote = 0;
