@@ -41,28 +41,30 @@ final class Forwarding {
 
     /** The question's status view, from the owning instance; empty when unknown to this tenant. */
     Optional<Map<String, Object>> findQuestion(Context ctx, String id) {
-        Optional<URI> owner = view.ownerOf(ResultsView.QUESTIONS, id);
-        if (owner.isPresent()) {
-            HttpResponse<String> r = forward(ctx, owner.get(), "/v1/questions/" + id);
-            if (r.statusCode() == 404) return Optional.empty();
-            if (r.statusCode() != 200) throw new ApiError(r.statusCode(), "upstream", r.body(), null, null);
-            return Optional.of(readMap(r.body()));
-        }
-        Optional<QuestionState> state = view.get(ResultsView.QUESTIONS, id);
-        return state.filter(s -> Auth.tenant(ctx).equals(s.tenant())).map(s -> StatusView.of(id, s));
+        return find(ctx, ResultsView.QUESTIONS, id, "/v1/questions/" + id, (QuestionState s) ->
+                Auth.tenant(ctx).equals(s.tenant()) ? Optional.of(StatusView.of(id, s)) : Optional.empty());
     }
 
     /** The batch's status view, from the owning instance; empty when unknown to this tenant. */
     Optional<Map<String, Object>> findBatch(Context ctx, String id) {
-        Optional<URI> owner = view.ownerOf(ResultsView.BATCH_STATUS, id);
+        return find(ctx, ResultsView.BATCH_STATUS, id, "/v1/batches/" + id, (Views.BatchStatus s) ->
+                Auth.tenant(ctx).equals(s.manifest().tenant()) ? Optional.of(StatusView.ofBatch(s)) : Optional.empty());
+    }
+
+    /**
+     * {@code key}'s status view: asked of the owning instance at {@code path} (its tenant check applies there), or read
+     * from this instance's {@code store} and shown by {@code local} (empty for another tenant's).
+     */
+    private <S> Optional<Map<String, Object>> find(Context ctx, String store, String key, String path,
+                                                   java.util.function.Function<S, Optional<Map<String, Object>>> local) {
+        Optional<URI> owner = view.ownerOf(store, key);
         if (owner.isPresent()) {
-            HttpResponse<String> r = forward(ctx, owner.get(), "/v1/batches/" + id);
+            HttpResponse<String> r = forward(ctx, owner.get(), path);
             if (r.statusCode() == 404) return Optional.empty();
             if (r.statusCode() != 200) throw new ApiError(r.statusCode(), "upstream", r.body(), null, null);
             return Optional.of(readMap(r.body()));
         }
-        Optional<Views.BatchStatus> status = view.get(ResultsView.BATCH_STATUS, id);
-        return status.filter(s -> Auth.tenant(ctx).equals(s.manifest().tenant())).map(StatusView::ofBatch);
+        return view.<S>get(store, key).flatMap(local);
     }
 
     private HttpResponse<String> forward(Context ctx, URI owner, String path) {
