@@ -3,7 +3,6 @@ package dev.sqloop.embedded;
 import dev.sqloop.cli.Args;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.datasource.Datasources;
-import dev.sqloop.store.ExampleStore;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -63,23 +62,16 @@ final class Serve {
         b.append("  gateway      ").append(pipeline.gatewayUrl()).append("  (POST /v1/batches, GET /v1/batches/{id}; ./sqloop submit FILE)\n");
         b.append("  LLM          ").append(pipeline.settings().get("SQLOOP_LLM_BASE_URL")).append('\n');
         pipeline.metricsEndpoints().forEach((service, url) -> b.append(String.format("  metrics      %-10s %s%n", service, url)));
-        Map<String, Long> examples = examplesByDatasource(pipeline.store());
         Map<String, String> dialects = new TreeMap<>();
         Datasources.dialectsFromEnv(new EnvConfig(pipeline.settings())).forEach((name, d) -> dialects.put(name, d.wireName()));
         for (Map.Entry<String, String> ds : dialects.entrySet()) {
-            long n = examples.getOrDefault(ds.getKey(), 0L);
+            long n = pipeline.store().count(ds.getKey()); // an indexed count, not a scan of the store
             b.append(String.format("  datasource   %-12s %-9s %s%n", ds.getKey(), ds.getValue(), n > 0 ? n + " examples"
                     : "no examples yet: seed some with ./sqloop seed FILE --datasource " + ds.getKey()
                     + " (successes are captured as the batch runs)"));
         }
         b.append("Ctrl-C stops; a restart on the same data dir resumes unfinished questions.\n");
         return b.toString();
-    }
-
-    static Map<String, Long> examplesByDatasource(ExampleStore store) {
-        Map<String, Long> counts = new TreeMap<>();
-        store.forEachExample(e -> counts.merge(e.datasource(), 1L, Long::sum));
-        return counts;
     }
 
     static String usage() {
