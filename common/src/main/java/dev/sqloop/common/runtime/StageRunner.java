@@ -408,14 +408,10 @@ public final class StageRunner<I> implements AutoCloseable {
     public static final String LOG_CONTEXT = "sqloop";
 
     static String logContext(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record) {
-        String question = header(record, dev.sqloop.common.SqloopHeaders.QUESTION_ID);
-        String trace = TraceParent.traceId(header(record, dev.sqloop.common.SqloopHeaders.TRACEPARENT));
+        Map<String, String> headers = RecordHandler.headersOf(record);
+        String question = headers.get(dev.sqloop.common.SqloopHeaders.QUESTION_ID);
+        String trace = TraceParent.traceId(headers.get(dev.sqloop.common.SqloopHeaders.TRACEPARENT));
         return (question == null ? "" : "q=" + question + " ") + (trace == null ? "" : "trace=" + trace + " ");
-    }
-
-    private static String header(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record, String name) {
-        org.apache.kafka.common.header.Header h = record.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private void releaseSlot() {
