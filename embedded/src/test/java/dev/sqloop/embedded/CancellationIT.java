@@ -56,9 +56,11 @@ class CancellationIT {
             assertEquals(409, status(() -> client.delete("/v1/batches/" + batchId, 202)), "a finished batch cannot be cancelled");
 
             // one question, cancelled while its first LLM call runs: it ends cancelled at the next stage
-            llm.faults().latency(Latency.fixed(Duration.ofMillis(1500)));
+            llm.faults().latency(Latency.fixed(Duration.ofMillis(3000)));
             String id = client.postJson("/v1/questions", "{\"question\":\"" + batch.items().get(0).question().replace("\"", "\\\"")
                     + "\",\"datasource\":\"demo\"}", 202).get("id").asText();
+            // the gateway knows a question once its submission is read back from Kafka (as GET does): wait for it
+            client.getPatiently("/v1/questions/" + id, Duration.ofSeconds(30));
             assertEquals("cancelling", client.delete("/v1/questions/" + id, 202).get("status").asText());
             JsonNode q = awaitFinal(client, id);
             assertEquals("failed", q.get("status").asText());
