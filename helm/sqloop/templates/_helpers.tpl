@@ -42,7 +42,8 @@ more: further topics the service consumes that KEDA also watches (fewshot's auto
 {{- define "sqloop.stageSpecs" -}}
 fewshot:   {run: fewshot,   topic: retrieve-examples, group: retrieve-examples, datasources: full,     llm: false, store: true,
             more: [{topic: success, group: capture}]}
-generator: {run: generator, topic: generate,          group: generate,          datasources: dialects, llm: true,  store: false, workers: generate}
+generator: {run: generator, topic: generate,          group: generate,          datasources: dialects, llm: true,  store: false, workers: generate,
+            more: [{topic: regenerate, group: regenerate}]}
 repair:    {run: repair,    topic: repair-feedback,   group: repair,            datasources: dialects, llm: true,  store: true,  workers: repair}
 validator: {run: validator, topic: static-validate,   group: static-validate,   datasources: full,     llm: false, store: false}
 executor:  {run: executor,  topic: execute,           group: execute,           datasources: full,     llm: false, store: false}

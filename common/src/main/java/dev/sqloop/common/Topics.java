@@ -14,6 +14,12 @@ import java.util.List;
 public final class Topics {
     public static final Topic<QuestionTask> RETRIEVE_EXAMPLES = Topic.of("retrieve-examples", QuestionTask.class);
     public static final Topic<QuestionTask> GENERATE = Topic.of("generate", QuestionTask.class);
+    /**
+     * The priority lane of {@code generate}: corrections (attempt 2 and later) from the repair worker. The generator
+     * reads it with a consumer of its own and gives its LLM calls the next free slot before any first attempt, so a
+     * question in repair waits for its own attempts, not for the rest of the batch queued on {@code generate}.
+     */
+    public static final Topic<QuestionTask> REGENERATE = Topic.of("regenerate", QuestionTask.class);
     public static final Topic<QuestionTask> STATIC_VALIDATE = Topic.of("static-validate", QuestionTask.class);
     public static final Topic<QuestionTask> EXECUTE = Topic.of("execute", QuestionTask.class);
     public static final Topic<QuestionTask> REPAIR_FEEDBACK = Topic.of("repair-feedback", QuestionTask.class);
@@ -58,6 +64,7 @@ public final class Topics {
     public static final List<Spec> ALL = List.of(
             Spec.of(RETRIEVE_EXAMPLES, 6, false),
             Spec.of(GENERATE, 6, false),
+            Spec.of(REGENERATE, 6, false),
             Spec.of(STATIC_VALIDATE, 6, false),
             Spec.of(EXECUTE, 6, false),
             Spec.of(REPAIR_FEEDBACK, 6, false),

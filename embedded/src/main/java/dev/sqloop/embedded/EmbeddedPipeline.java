@@ -191,6 +191,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return store;
     }
 
+    /** Every stage runner of the pipeline (the gateway is not one). */
+    public List<StageRunner<?>> runners() {
+        return runners;
+    }
+
     /** Each service's metrics registry, by job name. */
     public Map<String, PrometheusMeterRegistry> registries() {
         return registries;

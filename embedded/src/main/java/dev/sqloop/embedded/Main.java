@@ -2,6 +2,7 @@ package dev.sqloop.embedded;
 
 import dev.sqloop.cli.Args;
 import dev.sqloop.embedded.bench.ExecutorBenchmark;
+import dev.sqloop.embedded.bench.PipelineBenchmark;
 import dev.sqloop.embedded.bench.RetrievalBenchmark;
 import dev.sqloop.embedded.bench.RunnerBenchmark;
 import dev.sqloop.embedded.bench.ValidationBenchmark;
@@ -37,7 +38,12 @@ public final class Main {
     }
 
     static final String BENCH_USAGE = """
-            usage: ./sqloop bench runner|validator|executor|retrieval [options]
+            usage: ./sqloop bench pipeline|runner|validator|executor|retrieval [options]
+
+              pipeline [--questions N] [--regime llm|cpu|both] [--llm-median-ms 800] [--concurrency 256]
+                       [--lane on|off|both] [--agent N] [--out DIR]
+                                           the whole pipeline against its LLM-bound and CPU-bound limits,
+                                           CPU per stage, heap timeline, speed-up over a sequential agent
 
               runner [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
                                            StageRunner throughput vs the ideal in_flight / latency
@@ -47,18 +53,22 @@ public final class Main {
             """;
 
     private static int bench(List<String> argv) throws Exception {
-        Args.forCommand(argv, BENCH_USAGE, "records", "latency-ms", "in-flight", "no-share");
+        Args.forCommand(argv, BENCH_USAGE, "records", "latency-ms", "in-flight", "no-share", "questions", "regime", "llm-median-ms",
+                "concurrency", "lane", "agent", "out");
         String what = argv.isEmpty() ? "" : argv.get(0);
         Args args = new Args(argv.isEmpty() ? List.of() : argv.subList(1, argv.size()));
         String[] positional = args.positional().toArray(String[]::new);
         switch (what) {
+            case "pipeline" -> {
+                return PipelineBenchmark.run(args);
+            }
             case "runner" -> {
                 return RunnerBenchmark.run(args);
             }
             case "validator" -> ValidationBenchmark.main(positional);
             case "executor" -> ExecutorBenchmark.main(positional);
             case "retrieval" -> RetrievalBenchmark.main(positional);
-            default -> throw new Args.UsageException("bench what? one of: runner, validator, executor, retrieval");
+            default -> throw new Args.UsageException("bench what? one of: pipeline, runner, validator, executor, retrieval");
         }
         return 0;
     }

@@ -34,6 +34,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class GeneratorWorker implements AutoCloseable {
     public static final String WORKERS = "SQLOOP_GENERATOR_WORKERS";
+    /** The consumer group suffix of the generate worker's priority lane ({@code regenerate}). */
+    public static final String REGENERATE_GROUP = "regenerate";
+    /** Whether repairs go to the priority lane {@code regenerate} (default) or back to {@code generate}; off only to measure the difference. */
+    public static final String PRIORITY_LANE = "SQLOOP_REPAIR_PRIORITY_LANE";
     private static final Logger log = LoggerFactory.getLogger(GeneratorWorker.class);
 
     /**
@@ -99,11 +103,14 @@ public final class GeneratorWorker implements AutoCloseable {
             GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), dialects,
                     new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), new MicrometerStageMetrics(registry), clock);
             runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
+            // the priority lane: corrections have a consumer of their own (never behind first attempts in a partition)
+            // and the shared LLM client serves their calls first
+            runners.add(KafkaClients.runner(generate, Topics.REGENERATE, kafka, RunnerConfig.fromEnv(env, REGENERATE_GROUP), registry));
         }
         if (options.workers().contains(RepairStage.NAME)) {
             CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env, options, owned),
                     options.evidence());
-            RepairStage repair = new RepairStage(dialects, prompts, clock);
+            RepairStage repair = new RepairStage(dialects, prompts, clock, env.bool(PRIORITY_LANE, true));
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         return new GeneratorWorker(config, kafka, options.workers(), List.copyOf(runners), owned);

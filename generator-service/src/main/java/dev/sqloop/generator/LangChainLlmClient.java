@@ -15,7 +15,6 @@ import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
 import java.time.Duration;
-import java.util.concurrent.Semaphore;
 
 /**
  * {@link LlmClient} through a langchain4j {@link ChatModel} (OpenAI-compatible or Ollama). The model is built
@@ -27,7 +26,7 @@ public final class LangChainLlmClient implements LlmClient {
     private final String providerName;
     private final String modelName;
     private final boolean jsonMode;
-    private final Semaphore permits;
+    private final LlmSlots permits;
     private final RequestPacer pacer;
 
     public LangChainLlmClient(ChatModel model, String providerName, String modelName, boolean jsonMode, int maxConcurrency,
@@ -36,7 +35,7 @@ public final class LangChainLlmClient implements LlmClient {
         this.providerName = providerName;
         this.modelName = modelName;
         this.jsonMode = jsonMode;
-        this.permits = new Semaphore(maxConcurrency);
+        this.permits = new LlmSlots(maxConcurrency);
         this.pacer = pacer;
     }
 
@@ -83,7 +82,7 @@ public final class LangChainLlmClient implements LlmClient {
                 .messages(SystemMessage.from(prompt.system()), UserMessage.from(prompt.user()));
         if (jsonMode) request.responseFormat(ResponseFormat.JSON);
         try {
-            permits.acquire();
+            permits.acquire(prompt.correction());
             try {
                 pacer.await();
             } catch (InterruptedException e) {

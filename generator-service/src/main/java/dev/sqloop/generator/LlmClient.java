@@ -21,8 +21,15 @@ public interface LlmClient {
         return "none";
     }
 
-    /** The two parts of a prompt: instructions and context (system), and the question or correction (user). */
-    record Prompt(String system, String user) {}
+    /**
+     * The two parts of a prompt: instructions and context (system), and the question or correction (user);
+     * {@code correction} when it is a later attempt of a question in repair, which gets the LLM before first attempts.
+     */
+    record Prompt(String system, String user, boolean correction) {
+        public Prompt(String system, String user) {
+            this(system, user, false);
+        }
+    }
 
     /** What the model answered and what it cost. */
     record Reply(String text, TokenUsage usage) {}

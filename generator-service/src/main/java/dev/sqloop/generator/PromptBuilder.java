@@ -42,10 +42,8 @@ public final class PromptBuilder {
         s.append(jsonMode
                 ? "Answer with a JSON object {\"sql\": \"<the query>\"} and nothing else."
                 : "Answer with the query in one ```sql fenced block and nothing else.");
-        String user = task.attempt() > 1 && task.correctionPrompt() != null && !task.correctionPrompt().isBlank()
-                ? task.correctionPrompt()
-                : task.question();
-        return new LlmClient.Prompt(s.toString(), user);
+        boolean correction = task.attempt() > 1 && task.correctionPrompt() != null && !task.correctionPrompt().isBlank();
+        return new LlmClient.Prompt(s.toString(), correction ? task.correctionPrompt() : task.question(), task.attempt() > 1);
     }
 
     private static void appendExample(StringBuilder s, Example e) {

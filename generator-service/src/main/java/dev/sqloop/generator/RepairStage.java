@@ -1,6 +1,7 @@
 package dev.sqloop.generator;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.Topic;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.Message;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code repair-feedback} worker: decides whether a failed attempt is retried ({@link RepairDecision}),
- * and if so sends the question back to {@code generate} with attempt+1 and a correction prompt; otherwise
+ * and if so sends the question back to the generator with attempt+1 and a correction prompt, on its priority lane
+ * {@code regenerate}; otherwise
  * the question ends on {@code results} with the reason. Every decision is also an {@link AttemptEvent}
  * on {@code events} (SQL, issues, decision, reason, diff against the previous attempt).
  */
@@ -28,12 +30,19 @@ public final class RepairStage extends AbstractStage<QuestionTask> {
     private final DialectLookup dialects;
     private final CorrectionPromptBuilder prompts;
     private final Clock clock;
+    private final Topic<QuestionTask> retryTopic;
 
     public RepairStage(DialectLookup dialects, CorrectionPromptBuilder prompts, Clock clock) {
+        this(dialects, prompts, clock, true);
+    }
+
+    /** @param priorityLane retries go to {@code regenerate} (default), else back into {@code generate} behind first attempts */
+    public RepairStage(DialectLookup dialects, CorrectionPromptBuilder prompts, Clock clock, boolean priorityLane) {
         super(NAME, QuestionTask.class);
         this.dialects = dialects;
         this.prompts = prompts;
         this.clock = clock;
+        this.retryTopic = priorityLane ? Topics.REGENERATE : Topics.GENERATE;
     }
 
     @Override
@@ -50,7 +59,7 @@ public final class RepairStage extends AbstractStage<QuestionTask> {
         if (decision.retry()) {
             // decide() has checked the datasource is known.
             Dialect dialect = dialects.dialectOf(task).orElseThrow();
-            return Outcome.forward(Topics.GENERATE, task.nextAttempt(prompts.build(task, dialect))).and(Topics.EVENTS, event);
+            return Outcome.forward(retryTopic, task.nextAttempt(prompts.build(task, dialect))).and(Topics.EVENTS, event);
         }
         return Outcome.finish(QuestionResult.failed(task, decision.reason(), decision.category(), decision.detail(), now))
                 .and(Topics.EVENTS, event);

@@ -121,6 +121,7 @@ class RepairLoopIT {
         RepairStage repair = new RepairStage(DIALECTS,
                 new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, evidence), Clock.systemUTC());
         runners.add(KafkaClients.runner(generate, Topics.GENERATE, io.settings(), settings("it-generate"), registry).start());
+        runners.add(KafkaClients.runner(generate, Topics.REGENERATE, io.settings(), settings("it-regenerate"), registry).start());
         runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, io.settings(), settings("it-repair"), registry).start());
         runners.add(KafkaClients.runner(validator, Topics.STATIC_VALIDATE, io.settings(), settings("it-validate"), registry).start());
     }
@@ -243,6 +244,51 @@ class RepairLoopIT {
         assertEquals(ErrorCategory.PERMISSION_DENIED, results.get("denied").errorCategory());
         assertEquals(1, results.get("denied").attempts());
         assertEquals(1, calls.get(denied), "no correction for a non-retryable error");
+    }
+
+    /**
+     * The priority lane: with one LLM slot and 60 first attempts queued on {@code generate}, a correction arriving on
+     * {@code regenerate} gets the LLM within a few calls (the time its record takes to reach the lane's consumer), not after
+     * the queued first attempts. Before the lane it went into {@code generate}'s partition behind all of them.
+     */
+    @Test
+    void shouldGiveACorrectionTheNextLlmSlotAheadOfQueuedFirstAttempts() throws Exception {
+        Map<String, String> gold = new LinkedHashMap<>();
+        for (int i = 0; i < 60; i++) gold.put("how many sales are in lane batch " + i + "?", GOLD);
+        llm = SimulatedLlm.start(new OracleResponder(gold, Map.of(Fault.NONE, 1.0), "trino", 5));
+        llm.faults().latency(dev.sqloop.testkit.llm.Latency.fixed(Duration.ofMillis(100)));
+        GeneratorConfig oneSlot = new GeneratorConfig(GeneratorConfig.OPENAI, llm.openAiBaseUrl(), "sk-test", "sim-sql", 0.0,
+                512, Duration.ofSeconds(5), true, 1, 0, false, Map.of());
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(oneSlot), DIALECTS, new PromptBuilder(true),
+                new MicrometerStageMetrics(registry), Clock.systemUTC());
+        runners.add(KafkaClients.runner(generate, Topics.GENERATE, io.settings(), settings("it-lane-generate"), registry).start());
+        runners.add(KafkaClients.runner(generate, Topics.REGENERATE, io.settings(), settings("it-lane-regenerate"), registry).start());
+        runners.add(KafkaClients.runner(new FakeValidator(gold, t -> new Issue("static-validate", ErrorCategory.UNKNOWN, "wrong", null, List.of())), Topics.STATIC_VALIDATE, io.settings(),
+                settings("it-lane-validate"), registry).start());
+        Map<String, String> ids = new LinkedHashMap<>();
+        int n = 0;
+        for (String q : gold.keySet()) ids.put("lane-" + n++, q);
+        io.send(Topics.GENERATE.name(), ids.entrySet().stream().map(e -> question(e.getKey(), e.getValue(), 3)).toArray(QuestionTask[]::new));
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (llm.requests().size() < 5 && System.nanoTime() < deadline) Thread.sleep(5);
+        int before = llm.requests().size();
+        String marker = "lane-correction-marker";
+        QuestionTask correction = question("lane-fix", "how many sales are there per lane?", 3).withSql("SELECT nope FROM sales", null)
+                .nextAttempt("The previous SQL failed (" + marker + "): column nope cannot be resolved.");
+        io.send(Topics.REGENERATE.name(), correction);
+        awaitResults(ids.keySet());
+        deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (llm.requestsMentioning(marker).isEmpty() && System.nanoTime() < deadline) Thread.sleep(10);
+
+        List<RecordedRequest> calls = llm.requests();
+        int at = -1;
+        for (int i = 0; i < calls.size(); i++) if (calls.get(i).user().contains(marker)) at = i;
+        assertTrue(at >= 0, "the correction reached the LLM");
+        long firstAttemptsAfter = calls.subList(at + 1, calls.size()).stream().filter(r -> r.user().contains("lane batch")).count();
+        // a few calls pass while the correction travels through the broker to the lane's consumer (~100 ms each here)
+        assertTrue(at <= before + 10, "the correction was call " + at + ", sent when " + before + " calls had been made");
+        assertTrue(firstAttemptsAfter >= 40, "first attempts still queued behind it: " + firstAttemptsAfter);
     }
 
     @Test

@@ -29,7 +29,7 @@ class RepairStageTest {
                 issue(ErrorCategory.UNSUPPORTED_FUNCTION, "line 1:8: Function 'strftime' not registered"));
         Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage.process(in));
         assertEquals(2, out.emissions().size());
-        assertEquals(Topics.GENERATE.name(), out.emissions().get(0).topic());
+        assertEquals(Topics.REGENERATE.name(), out.emissions().get(0).topic(), "corrections go to the generator's priority lane");
         QuestionTask next = (QuestionTask) out.emissions().get(0).message();
         assertEquals(2, next.attempt());
         assertEquals("SELECT strftime(dt, '%Y') FROM sales", next.previousSql());

@@ -214,12 +214,16 @@ class HelmChartTest {
             assertEquals(STAGE_TOPIC_GROUP.get(stage).get(0), t.at("/metadata/topic").asText(), stage);
             assertEquals("sqloop-" + STAGE_TOPIC_GROUP.get(stage).get(1), t.at("/metadata/consumerGroup").asText(), stage);
             assertEquals(6, so.at("/spec/maxReplicaCount").asInt());
-            assertEquals(stage.equals("fewshot") ? 2 : 1, so.at("/spec/triggers").size(), stage + " triggers");
+            assertEquals(stage.equals("fewshot") || stage.equals("generator") ? 2 : 1, so.at("/spec/triggers").size(), stage + " triggers");
         }
         // fewshot also consumes successes for auto-capture (group <prefix>-capture)
         JsonNode capture = full.get("ScaledObject", "test-sqloop-fewshot").at("/spec/triggers/1/metadata");
         assertEquals("success", capture.path("topic").asText());
         assertEquals("sqloop-capture", capture.path("consumerGroup").asText());
+        // the generator also consumes its priority lane of corrections (group <prefix>-regenerate)
+        JsonNode lane = full.get("ScaledObject", "test-sqloop-generator").at("/spec/triggers/1/metadata");
+        assertEquals("regenerate", lane.path("topic").asText());
+        assertEquals("sqloop-regenerate", lane.path("consumerGroup").asText());
         Rendered hpa = Rendered.of(Map.of("autoscaling.hpa.enabled", "true", "store.kind", "qdrant"));
         assertEquals(5, hpa.ofKind("HorizontalPodAutoscaler").size());
         assertTrue(hpa.ofKind("ScaledObject").isEmpty());

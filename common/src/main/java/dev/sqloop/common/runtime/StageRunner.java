@@ -135,6 +135,15 @@ public final class StageRunner<I> implements AutoCloseable {
         return stage.name();
     }
 
+    /** The pure stage this runner feeds (benchmarks call it directly, as a sequential agent would). */
+    public Stage<I> stage() {
+        return stage;
+    }
+
+    public String inputTopic() {
+        return inputTopic;
+    }
+
     public State state() {
         return state;
     }

@@ -39,6 +39,9 @@ public final class SimulatedLlm implements AutoCloseable {
     private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
     private final Random random;
     private final AtomicLong ids = new AtomicLong();
+    private final java.util.concurrent.atomic.LongAdder calls = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder drawnLatencyNanos = new java.util.concurrent.atomic.LongAdder();
+    private volatile boolean recording = true;
 
     private SimulatedLlm(Responder responder, long seed, int port) throws IOException {
         this.responder = responder;
@@ -127,6 +130,27 @@ public final class SimulatedLlm implements AutoCloseable {
         requests.clear();
     }
 
+    /**
+     * Whether requests are kept for {@link #requests()} (default on). Benchmarks turn it off: a million kept requests
+     * would be the biggest object in the heap, and the list copies itself on every add.
+     */
+    public SimulatedLlm recording(boolean on) {
+        recording = on;
+        return this;
+    }
+
+    /** Calls answered or failed so far, and the latency the simulator imposed on them (its service time). */
+    public record Stats(long calls, Duration meanLatency) {}
+
+    public Stats stats() {
+        long n = calls.sum();
+        return new Stats(n, n == 0 ? Duration.ZERO : Duration.ofNanos(drawnLatencyNanos.sum() / n));
+    }
+
+    private void record(RecordedRequest r) {
+        if (recording) requests.add(r);
+    }
+
     private void handle(HttpExchange ex, String api) throws IOException {
         try (ex) {
             if (!"POST".equalsIgnoreCase(ex.getRequestMethod())) {
@@ -147,16 +171,18 @@ public final class SimulatedLlm implements AutoCloseable {
                 fault = faults.take(random);
                 latency = faults.latency(random);
             }
+            calls.increment();
+            drawnLatencyNanos.add(latency.toNanos());
             sleep(latency);
             if (fault instanceof Faults.Status s) {
-                requests.add(new RecordedRequest(call, s.code(), null, Instant.now()));
+                record(new RecordedRequest(call, s.code(), null, Instant.now()));
                 String type = s.code() == 429 ? "rate_limit_exceeded" : "server_error";
                 send(ex, s.code(), "{\"error\":{\"message\":\"simulated " + s.code() + "\",\"type\":\"" + type + "\"}}", s.retryAfter());
                 return;
             }
             if (fault instanceof Faults.Slow slow) sleep(slow.delay());
             String answer = responder.respond(call);
-            requests.add(new RecordedRequest(call, 200, answer, Instant.now()));
+            record(new RecordedRequest(call, 200, answer, Instant.now()));
             if (fault instanceof Faults.Malformed) {
                 send(ex, 200, "{\"id\":\"chatcmpl-sim\",\"choices\":[{\"message\":{\"content\":", null);
                 return;

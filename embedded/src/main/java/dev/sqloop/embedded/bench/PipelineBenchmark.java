@@ -1,0 +1,501 @@
+package dev.sqloop.embedded.bench;
+
+import dev.sqloop.cli.Args;
+import dev.sqloop.cli.GatewayClient;
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.message.Message;
+import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.Outcome;
+import dev.sqloop.common.runtime.Stage;
+import dev.sqloop.common.runtime.StageRunner;
+import dev.sqloop.embedded.DemoBatch;
+import dev.sqloop.embedded.EmbeddedPipeline;
+import dev.sqloop.testkit.engines.DemoWarehouse;
+import dev.sqloop.testkit.llm.Latency;
+import dev.sqloop.testkit.llm.OracleResponder;
+import dev.sqloop.testkit.llm.SimulatedLlm;
+import java.io.IOException;
+import java.io.Writer;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * {@code ./sqloop bench pipeline}: N questions through the whole pipeline in one JVM (real broker, every stage,
+ * the gateway's HTTP API, DuckDB, the simulated LLM with a latency distribution and the demo's fault mix), measured
+ * against its two physical limits:
+ * <ul>
+ *   <li>the LLM-bound limit {@code C / (mean LLM latency × LLM calls per question)}: what C concurrent calls to an
+ *       LLM of that latency allow, whatever the pipeline does;</li>
+ *   <li>the CPU-bound limit {@code cores / CPU per question}: what this machine allows, with the CPU split by part
+ *       ({@link CpuProfile}).</li>
+ * </ul>
+ * Then the same questions, one at a time, through a sequential self-correcting agent built from the same stage
+ * instances (retrieve, generate, validate, execute, repair: the same prompts, LLM server, engine and budget), for the
+ * speed-up that batching buys.
+ */
+public final class PipelineBenchmark {
+    static final String DATASOURCE = "demo";
+
+    static final String USAGE = """
+            usage: ./sqloop bench pipeline [options]
+
+            N questions through the whole pipeline in one JVM (embedded broker, every stage, gateway, DuckDB TPC-H
+            warehouse, simulated LLM with the demo's fault mix), against the LLM-bound and CPU-bound limits, plus a
+            sequential self-correcting agent on the same stages for the speed-up.
+            options:
+              --questions N        questions per run (default 10000; the demo's 40 repeated, exact shortcut off)
+              --regime R           llm (lognormal LLM latency), cpu (LLM latency 0) or both (default both)
+              --llm-median-ms MS   median LLM latency in the llm regime (default 800; lognormal, sigma 0.5)
+              --concurrency C      concurrent LLM calls, SQLOOP_LLM_MAX_CONCURRENCY (default 256)
+              --lane L             on, off or both: the corrections' priority lane (default on; both = before/after)
+              --agent N            questions through the sequential agent (default 30 in the llm regime, 300 in cpu)
+              --out DIR            where timelines go (default $SQLOOP_HOME/.sqloop/bench/pipeline-<time>)
+            """;
+
+    private PipelineBenchmark() {}
+
+    record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime) {}
+
+    public static int run(Args args) throws Exception {
+        int questions = args.integer("questions", 10_000);
+        String regime = args.string("regime", "both");
+        String lane = args.string("lane", "on");
+        int concurrency = args.integer("concurrency", 256);
+        Duration median = Duration.ofMillis(args.integer("llm-median-ms", 800));
+        String home = System.getenv("SQLOOP_HOME");
+        Path out = Path.of(args.string("out", (home == null || home.isBlank() ? "." : home) + "/.sqloop/bench/pipeline-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+        if (!List.of("llm", "cpu", "both").contains(regime)) throw new Args.UsageException("--regime is llm, cpu or both");
+        if (!List.of("on", "off", "both").contains(lane)) throw new Args.UsageException("--lane is on, off or both");
+        Files.createDirectories(out);
+        Path warehouse = DemoWarehouse.create(out.resolve("warehouse.duckdb"));
+        System.out.printf("sqloop bench pipeline: %d questions per run, %d cores, JVM max heap %d MiB, out %s%n", questions,
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, out.toAbsolutePath());
+        List<Settings> runs = new ArrayList<>();
+        for (String r : regime.equals("both") ? List.of("llm", "cpu") : List.of(regime)) {
+            Duration latency = r.equals("llm") ? median : Duration.ZERO;
+            int agent = args.integer("agent", r.equals("llm") ? 30 : 300);
+            for (String l : lane.equals("both") ? List.of("off", "on") : List.of(lane)) {
+                runs.add(new Settings(questions, latency, concurrency, l.equals("on"), agent, r));
+            }
+        }
+        List<Report> reports = new ArrayList<>();
+        for (Settings s : runs) {
+            // harness work runs on a named thread, so the CPU profile does not count it as native library time
+            Report[] holder = new Report[1];
+            Exception[] failure = new Exception[1];
+            Thread t = Thread.ofPlatform().name("bench-harness").start(() -> {
+                try {
+                    holder[0] = runOnce(s, warehouse, out);
+                } catch (Exception e) {
+                    failure[0] = e;
+                }
+            });
+            t.join();
+            if (failure[0] != null) throw failure[0];
+            reports.add(holder[0]);
+            System.out.println(holder[0].text());
+        }
+        if (reports.size() > 1) System.out.println(comparison(reports));
+        return 0;
+    }
+
+    /** What one run measured, and its printout. */
+    record Report(Settings settings, double throughput, long p50, long p95, long p99, Map<Integer, long[]> byAttempts, String text) {}
+
+    static Report runOnce(Settings s, Path warehouse, Path out) throws Exception {
+        String name = s.regime() + "-lane-" + (s.lane() ? "on" : "off");
+        Path work = out.resolve(name);
+        DemoBatch batch = DemoBatch.load();
+        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7)
+                .recording(false);
+        if (!s.llmMedian().isZero()) llm.faults().latency(Latency.lognormal(s.llmMedian(), 0.5));
+        Map<String, String> settings = new HashMap<>();
+        settings.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
+        settings.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
+        settings.put("SQLOOP_LLM_MAX_CONCURRENCY", Integer.toString(s.concurrency()));
+        settings.put("SQLOOP_FEWSHOT_SHORTCUT_EXACT", "false"); // repeated questions must go to the LLM, not to a captured answer
+        settings.put("SQLOOP_REPAIR_PRIORITY_LANE", Boolean.toString(s.lane()));
+        try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings, llm, false)) {
+            pipeline.seed(DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), DATASOURCE, "duckdb");
+            GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
+            Timeline timeline = new Timeline();
+            ResultCollector results = new ResultCollector(pipeline.bootstrapServers(), s.questions());
+            long cpuStart = CpuProfile.processCpuNanos();
+            long llmCallsStart = llm.stats().calls();
+            CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
+            long start = System.nanoTime();
+            Thread sampler = timeline.sample(results::finished, start);
+            submit(client, batch, s.questions(), work);
+            results.await(Duration.ofMinutes(30), start);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            Map<String, Long> cpu = profile.stop();
+            Map<String, List<String>> hottest = new TreeMap<>();
+            for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 4));
+            profile.close();
+            sampler.interrupt();
+            long cpuNanos = CpuProfile.processCpuNanos() - cpuStart;
+            SimulatedLlm.Stats llmStats = llm.stats();
+            long llmCalls = llmStats.calls() - llmCallsStart;
+            timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
+            Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
+            return report(s, results, seconds, cpu, hottest, cpuNanos, llmCalls, llmStats.meanLatency(), agent, timeline, work);
+        }
+    }
+
+    private static void submit(GatewayClient client, DemoBatch batch, int n, Path work) throws Exception {
+        int chunk = 10_000;
+        for (int from = 0; from < n; from += chunk) {
+            Path file = work.resolve("batch-" + from + ".jsonl");
+            try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+                for (int i = from; i < Math.min(n, from + chunk); i++) {
+                    DemoBatch.Item item = batch.items().get(i % batch.items().size());
+                    w.write(JsonCodec.encodeToString(Map.of("question", item.question(), "datasource", DATASOURCE,
+                            "clientId", item.id() + "-" + i)));
+                    w.write('\n');
+                }
+            }
+            client.submitBatchFile(file);
+            Files.delete(file);
+        }
+    }
+
+    static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
+                         long cpuNanos, long llmCalls,
+                         Duration llmMean, Agent.Result agent, Timeline timeline, Path work) {
+        int n = r.finished();
+        double throughput = n / seconds;
+        double callsPerQuestion = (double) llmCalls / n;
+        double llmSeconds = llmMean.toNanos() / 1e9;
+        double llmLimit = llmSeconds <= 0 ? Double.POSITIVE_INFINITY : s.concurrency() / (llmSeconds * callsPerQuestion);
+        int cores = Runtime.getRuntime().availableProcessors();
+        double cpuMsPerQuestion = cpuNanos / 1e6 / n;
+        long[] lat = r.latencies();
+        long p50 = percentile(lat, 50), p95 = percentile(lat, 95), p99 = percentile(lat, 99);
+        double meanE2e = Arrays.stream(lat).average().orElse(0);
+        double llmPerQuestion = llmSeconds * 1000 * callsPerQuestion;
+        double enginePerQuestion = (double) r.engineMillis / n;
+        double overhead = meanE2e - llmPerQuestion - enginePerQuestion;
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%n== %s regime, corrections lane %s: %d questions, C = %d, LLM latency %s ==%n",
+                s.regime(), s.lane() ? "on" : "off", n, s.concurrency(),
+                s.llmMedian().isZero() ? "0" : "lognormal median " + s.llmMedian().toMillis() + " ms, sigma 0.5"));
+        b.append(String.format(Locale.ROOT, "  outcomes                %s; average attempts %.2f%n", r.outcomes, (double) r.attempts / n));
+        b.append(String.format(Locale.ROOT, "  throughput              %.1f questions/s (%.1f s wall)%n", throughput, seconds));
+        b.append(String.format(Locale.ROOT, "  end-to-end              p50 %d ms, p95 %d ms, p99 %d ms (batch wall %.0f ms: p50 is %.0f %% of it)%n",
+                p50, p95, p99, seconds * 1000, 100.0 * p50 / (seconds * 1000)));
+        b.append("  by attempts             ");
+        r.byAttempts().forEach((a, l) -> b.append(String.format(Locale.ROOT, "%d: n=%d p50 %d ms p95 %d ms; ", a, l.length,
+                percentile(l, 50), percentile(l, 95))));
+        b.append('\n');
+        b.append(String.format(Locale.ROOT, "  LLM                     %d calls (%.2f per question), mean latency %.0f ms%n", llmCalls,
+                callsPerQuestion, llmSeconds * 1000));
+        if (Double.isFinite(llmLimit)) {
+            b.append(String.format(Locale.ROOT, "  LLM-bound limit         %.1f questions/s = %d / (%.3f s × %.2f); ratio %.2f%n", llmLimit,
+                    s.concurrency(), llmSeconds, callsPerQuestion, throughput / llmLimit));
+        }
+        b.append(String.format(Locale.ROOT, "  CPU                     %.1f ms per question (process, %d cores busy %.0f %%); CPU-bound limit %.1f questions/s = %d cores / %.1f ms; ratio %.2f%n",
+                cpuMsPerQuestion, cores, 100.0 * cpuNanos / 1e9 / seconds / cores, cores * 1000 / cpuMsPerQuestion, cores, cpuMsPerQuestion,
+                throughput / (cores * 1000 / cpuMsPerQuestion)));
+        b.append(String.format(Locale.ROOT, "                          %.2f questions/s per core%n", throughput / cores));
+        b.append("  CPU per question by part (ms; JFR samples split the Java threads' CPU, the kernel gives GC/JIT/native):\n");
+        long total = cpu.getOrDefault("total", 0L);
+        double pipelineOnly = 0;
+        List<Map.Entry<String, Long>> parts = cpu.entrySet().stream().filter(e -> !e.getKey().equals("total") && !e.getKey().equals("samples"))
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).toList();
+        for (Map.Entry<String, Long> e : parts) {
+            double ms = e.getValue() / 1e6 / n;
+            if (!e.getKey().equals(CpuProfile.LLM) && !e.getKey().equals(CpuProfile.BROKER)) pipelineOnly += ms;
+            b.append(String.format(Locale.ROOT, "    %-34s %7.2f  %5.1f %%  %s%n", e.getKey(), ms, total == 0 ? 0 : 100.0 * e.getValue() / total,
+                    String.join(", ", hottest.getOrDefault(e.getKey(), List.of()))));
+        }
+        b.append(String.format(Locale.ROOT, "    %-34s %7.2f  (everything but the simulated LLM and the broker; %d samples)%n",
+                "= sqloop itself", pipelineOnly, cpu.getOrDefault("samples", 0L)));
+        b.append(String.format(Locale.ROOT, "  time per question       mean end-to-end %.0f ms = LLM %.0f ms + engine %.1f ms + pipeline overhead %.0f ms (%.0f %%: queueing for LLM slots and CPU, Kafka hops)%n",
+                meanE2e, llmPerQuestion, enginePerQuestion, overhead, meanE2e == 0 ? 0 : 100 * overhead / meanE2e));
+        b.append(String.format(Locale.ROOT, "  heap                    peak used %d MiB; old gen after GC: first quarter %d MiB, last quarter %d MiB%n",
+                timeline.peakHeap() >> 20, timeline.oldGenAfterGc(0) >> 20, timeline.oldGenAfterGc(3) >> 20));
+        b.append(String.format(Locale.ROOT, "  sequential agent        %d questions in %.1f s = %.2f questions/s (%.2f average attempts, %d succeeded); pipeline speed-up %.1f×%n",
+                agent.questions(), agent.seconds(), agent.questions() / agent.seconds(), agent.averageAttempts(), agent.succeeded(),
+                throughput / (agent.questions() / agent.seconds())));
+        b.append("  timeline                ").append(work.resolve("timeline.html").toAbsolutePath()).append('\n');
+        return new Report(s, throughput, p50, p95, p99, r.byAttempts(), b.toString());
+    }
+
+    static String comparison(List<Report> reports) {
+        StringBuilder b = new StringBuilder("\n== comparison ==\n");
+        b.append(String.format(Locale.ROOT, "  %-22s %10s %9s %9s %9s %22s%n", "run", "q/s", "p50 ms", "p95 ms", "p99 ms", "p50/p95 of 2+ attempts"));
+        for (Report r : reports) {
+            long[] corrected = r.byAttempts().entrySet().stream().filter(e -> e.getKey() > 1)
+                    .flatMapToLong(e -> Arrays.stream(e.getValue())).toArray();
+            Arrays.sort(corrected);
+            b.append(String.format(Locale.ROOT, "  %-22s %10.1f %9d %9d %9d %10d / %d%n", r.settings().regime() + ", lane " + (r.settings().lane() ? "on" : "off"),
+                    r.throughput(), r.p50(), r.p95(), r.p99(), percentile(corrected, 50), percentile(corrected, 95)));
+        }
+        return b.toString();
+    }
+
+    static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) return 0;
+        int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+    }
+
+    /**
+     * Reads {@code results} as the questions finish: the first final record of each question counts (a redelivered
+     * one is a duplicate), with its end-to-end time, attempts, outcome and engine time. Only primitive arrays and a
+     * hash set of 64-bit id hashes: about 24 bytes per question of harness state.
+     */
+    static final class ResultCollector {
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        private final int expected;
+        private final LongHashSet seen;
+        private long[] latencies;
+        private int[] attemptsOf;
+        private volatile int finished;
+        long attempts;
+        long engineMillis;
+        long duplicates;
+        final Map<String, Integer> outcomes = new TreeMap<>();
+
+        ResultCollector(String bootstrap, int expected) {
+            Map<String, Object> p = new HashMap<>();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+            this.consumer = new KafkaConsumer<>(p);
+            List<TopicPartition> parts = consumer.partitionsFor(Topics.RESULTS.name()).stream()
+                    .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            this.expected = expected;
+            this.seen = new LongHashSet(expected * 2);
+            this.latencies = new long[expected];
+            this.attemptsOf = new int[expected];
+        }
+
+        int finished() {
+            return finished;
+        }
+
+        void await(Duration stall, long startNanos) throws Exception {
+            long lastProgress = System.nanoTime();
+            try (consumer) {
+                while (finished < expected) {
+                    int before = finished;
+                    for (ConsumerRecord<byte[], byte[]> rec : consumer.poll(Duration.ofMillis(200))) {
+                        if (rec.value() == null) continue;
+                        QuestionResult q = JsonCodec.decode(rec.value(), QuestionResult.class);
+                        if (!seen.add(hash(q.questionId()))) {
+                            duplicates++;
+                            continue;
+                        }
+                        int i = finished;
+                        latencies[i] = Duration.between(q.submittedAt(), q.completedAt()).toMillis();
+                        attemptsOf[i] = q.attempts();
+                        attempts += q.attempts();
+                        engineMillis += q.timings() == null ? 0 : q.timings().getOrDefault("execute", 0L);
+                        outcomes.merge(q.reason(), 1, Integer::sum);
+                        finished = i + 1;
+                    }
+                    if (finished != before) lastProgress = System.nanoTime();
+                    if (System.nanoTime() - lastProgress > stall.toNanos()) {
+                        throw new IllegalStateException("no result for " + stall + ": " + finished + " of " + expected + " final");
+                    }
+                    if ((finished / 500) != (before / 500)) {
+                        System.err.printf("\r  %d/%d final, %.1f s", finished, expected, (System.nanoTime() - startNanos) / 1e9);
+                    }
+                }
+                System.err.println();
+            }
+        }
+
+        long[] latencies() {
+            long[] l = Arrays.copyOf(latencies, finished);
+            Arrays.sort(l);
+            return l;
+        }
+
+        Map<Integer, long[]> byAttempts() {
+            Map<Integer, List<Long>> by = new TreeMap<>();
+            for (int i = 0; i < finished; i++) by.computeIfAbsent(attemptsOf[i], k -> new ArrayList<>()).add(latencies[i]);
+            Map<Integer, long[]> out = new LinkedHashMap<>();
+            by.forEach((k, v) -> out.put(k, v.stream().mapToLong(Long::longValue).sorted().toArray()));
+            return out;
+        }
+
+        static long hash(String s) {
+            long h = 0xcbf29ce484222325L;
+            for (int i = 0; i < s.length(); i++) {
+                h ^= s.charAt(i);
+                h *= 0x100000001b3L;
+            }
+            return h == 0 ? 1 : h;
+        }
+    }
+
+    /** An open-addressing set of non-zero longs. */
+    static final class LongHashSet {
+        private long[] table;
+        private int size;
+
+        LongHashSet(int capacity) {
+            table = new long[Integer.highestOneBit(Math.max(16, capacity) * 2)];
+        }
+
+        boolean add(long v) {
+            if (size * 2 >= table.length) grow();
+            int mask = table.length - 1;
+            int i = (int) (v ^ (v >>> 32)) & mask;
+            while (table[i] != 0) {
+                if (table[i] == v) return false;
+                i = (i + 1) & mask;
+            }
+            table[i] = v;
+            size++;
+            return true;
+        }
+
+        private void grow() {
+            long[] old = table;
+            table = new long[old.length * 2];
+            size = 0;
+            for (long v : old) if (v != 0) add(v);
+        }
+    }
+
+    /**
+     * Heap, CPU and progress once a second: flat memory is the proof that no stage keeps per-question state; the
+     * post-GC old generation is the honest line (used heap saw-tooths with every young collection).
+     */
+    static final class Timeline {
+        private final List<long[]> rows = new ArrayList<>(); // seconds×1000, finished, heap used, old gen after GC, cpu ns
+        private final AtomicBoolean stopped = new AtomicBoolean();
+
+        Thread sample(java.util.function.IntSupplier finished, long startNanos) {
+            MemoryPoolMXBean old = ManagementFactory.getMemoryPoolMXBeans().stream()
+                    .filter(p -> p.getType() == MemoryType.HEAP && p.getName().contains("Old")).findFirst().orElse(null);
+            return Thread.ofPlatform().daemon().name("bench-timeline").start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+                    long oldAfterGc = old == null || old.getCollectionUsage() == null ? 0 : old.getCollectionUsage().getUsed();
+                    synchronized (rows) {
+                        rows.add(new long[] {(System.nanoTime() - startNanos) / 1_000_000, finished.getAsInt(), used, oldAfterGc,
+                                CpuProfile.processCpuNanos()});
+                    }
+                    try {
+                        Thread.sleep(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        long peakHeap() {
+            synchronized (rows) {
+                return rows.stream().mapToLong(r -> r[2]).max().orElse(0);
+            }
+        }
+
+        /** Mean post-GC old generation over quarter {@code q} (0–3) of the run. */
+        long oldGenAfterGc(int q) {
+            synchronized (rows) {
+                int n = rows.size();
+                if (n == 0) return 0;
+                int from = n * q / 4, to = Math.max(from + 1, n * (q + 1) / 4);
+                return (long) rows.subList(from, Math.min(n, to)).stream().mapToLong(r -> r[3]).average().orElse(0);
+            }
+        }
+
+        void write(Path csv, Path html, String title) throws IOException {
+            List<long[]> copy;
+            synchronized (rows) {
+                copy = List.copyOf(rows);
+            }
+            StringBuilder c = new StringBuilder("seconds,finished,questions_per_s,heap_used_mib,old_gen_after_gc_mib,cpu_cores\n");
+            double[] rate = new double[copy.size()], heap = new double[copy.size()], oldGen = new double[copy.size()], t = new double[copy.size()];
+            for (int i = 0; i < copy.size(); i++) {
+                long[] r = copy.get(i);
+                long[] p = i == 0 ? new long[] {0, 0, 0, 0, r[4]} : copy.get(i - 1);
+                double dt = Math.max(1, r[0] - p[0]) / 1000.0;
+                t[i] = r[0] / 1000.0;
+                rate[i] = (r[1] - p[1]) / dt;
+                heap[i] = r[2] / 1048576.0;
+                oldGen[i] = r[3] / 1048576.0;
+                double cores = i == 0 ? 0 : (r[4] - p[4]) / 1e9 / dt;
+                c.append(String.format(Locale.ROOT, "%.1f,%d,%.1f,%.1f,%.1f,%.2f%n", t[i], r[1], rate[i], heap[i], oldGen[i], cores));
+            }
+            Files.writeString(csv, c);
+            Files.writeString(html, "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + title + "</title></head><body>"
+                    + "<h1>sqloop bench pipeline: " + title + "</h1>"
+                    + LineChart.svg("throughput (questions/s)", t, Map.of("questions/s", rate))
+                    + LineChart.svg("heap (MiB)", t, new LinkedHashMap<>(Map.of("used", heap, "old gen after GC", oldGen)))
+                    + "</body></html>\n");
+        }
+    }
+
+    /** Questions one at a time through the pipeline's own stage instances, in order: a sequential self-correcting agent. */
+    static final class Agent {
+        record Result(int questions, double seconds, double averageAttempts, int succeeded) {}
+
+        static Result run(EmbeddedPipeline pipeline, DemoBatch batch, int n, int maxAttempts) throws Exception {
+            Map<String, Stage<?>> byTopic = new HashMap<>();
+            for (StageRunner<?> r : pipeline.runners()) byTopic.put(r.inputTopic(), r.stage());
+            List<String> path = List.of(Topics.RETRIEVE_EXAMPLES.name(), Topics.GENERATE.name(), Topics.REGENERATE.name(),
+                    Topics.STATIC_VALIDATE.name(), Topics.EXECUTE.name(), Topics.REPAIR_FEEDBACK.name());
+            long attempts = 0;
+            int succeeded = 0;
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                DemoBatch.Item item = batch.items().get(i % batch.items().size());
+                Message m = QuestionTask.create("agent-" + i, "bench", DATASOURCE, item.question(), maxAttempts, Instant.now());
+                String topic = Topics.RETRIEVE_EXAMPLES.name();
+                while (!(m instanceof QuestionResult)) {
+                    Outcome o = process(byTopic.get(topic), m);
+                    if (!(o instanceof Outcome.Send send)) throw new IllegalStateException("agent: " + topic + " dropped the question: " + o);
+                    Outcome.Emission next = send.emissions().stream()
+                            .filter(e -> e.topic().equals(Topics.RESULTS.name()) || path.contains(e.topic())).findFirst()
+                            .orElseThrow(() -> new IllegalStateException("agent: nowhere to go from " + send));
+                    topic = next.topic();
+                    m = next.message();
+                }
+                QuestionResult result = (QuestionResult) m;
+                attempts += result.attempts();
+                if (result.succeeded()) succeeded++;
+            }
+            return new Result(n, (System.nanoTime() - start) / 1e9, (double) attempts / Math.max(1, n), succeeded);
+        }
+
+        @SuppressWarnings("unchecked")
+        private static <I> Outcome process(Stage<I> stage, Message m) throws Exception {
+            return stage.process((I) m);
+        }
+    }
+}
