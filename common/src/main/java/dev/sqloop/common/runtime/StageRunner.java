@@ -114,10 +114,11 @@ public final class StageRunner<I> implements AutoCloseable {
                 RecordHandler.Sleeper.REAL, cancellations);
         this.output = new AcknowledgedProducer(stage.name(), producer, deadLetters, settings.retry(), () -> stopping,
                 RecordHandler.Sleeper.REAL);
+        // tagged by topic too: one stage may have two runners (generate reads generate and its priority lane regenerate)
         Gauge.builder("sqloop.stage.inflight", inFlight, AtomicInteger::get).description("Records being processed")
-                .tag("stage", stage.name()).register(registry);
+                .tag("stage", stage.name()).tag("topic", inputTopic).register(registry);
         Gauge.builder("sqloop.stage.buffered", pendingCount, AtomicInteger::get).description("Records fetched, waiting for a slot")
-                .tag("stage", stage.name()).register(registry);
+                .tag("stage", stage.name()).tag("topic", inputTopic).register(registry);
     }
 
     /** Closes these with the runner (client metrics binders, a producer the runner owns). */

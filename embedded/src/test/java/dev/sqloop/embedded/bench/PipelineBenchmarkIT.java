@@ -1,0 +1,49 @@
+package dev.sqloop.embedded.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.cli.Args;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ./sqloop bench pipeline} at a small scale: it finishes every question and prints every figure it promises. */
+class PipelineBenchmarkIT {
+
+    @Test
+    void shouldMeasureASmallBatchAgainstBothLimits(@TempDir Path out) throws Exception {
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, PipelineBenchmark.run(new Args(List.of("--questions", "80", "--regime", "llm", "--llm-median-ms", "50",
+                    "--concurrency", "8", "--agent", "4", "--out", out.toString()))));
+        } finally {
+            System.setOut(stdout);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        Matcher outcomes = Pattern.compile("outcomes +\\{(.*)}").matcher(text);
+        assertTrue(outcomes.find(), text);
+        int total = Pattern.compile("=(\\d+)").matcher(outcomes.group(1)).results().mapToInt(m -> Integer.parseInt(m.group(1))).sum();
+        assertEquals(80, total, "every question final, each counted once");
+        for (String figure : List.of("LLM-bound limit", "CPU-bound limit", "questions/s per core", "generate ", "static-validate",
+                "kafka broker", "= sqloop itself", "pipeline overhead", "sequential agent", "speed-up")) {
+            assertTrue(text.contains(figure), figure + " missing:\n" + text);
+        }
+        Matcher ratio = Pattern.compile("LLM-bound limit .*ratio (\\d+\\.\\d+)").matcher(text);
+        assertTrue(ratio.find());
+        double r = Double.parseDouble(ratio.group(1));
+        assertTrue(r > 0 && r <= 1.05, "throughput cannot beat the LLM-bound limit: " + r);
+        assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.csv")).lines().count() > 2, "a timeline row per second");
+        assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.html")).contains("<polyline"));
+    }
+}
