@@ -28,6 +28,16 @@ public final class Typos {
         return null;
     }
 
+    /**
+     * {@link #distance}, or {@code max + 1} when it is certainly more than {@code max}: strings whose lengths differ
+     * by more than {@code max} are never compared. The validator asks this of every literal against every known value
+     * of a column, where almost all lengths differ (it was a fifth of the validator's CPU in the pipeline benchmark).
+     */
+    public static int distanceAtMost(String a, String b, int max) {
+        if (Math.abs(a.length() - b.length()) > max) return max + 1;
+        return Math.min(distance(a, b), max + 1);
+    }
+
     /** Optimal-string-alignment distance: Levenshtein with a transposition counted as one edit. */
     public static int distance(String a, String b) {
         int[][] d = new int[a.length() + 1][b.length() + 1];

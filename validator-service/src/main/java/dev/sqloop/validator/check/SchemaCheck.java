@@ -227,7 +227,8 @@ public final class SchemaCheck {
     private static List<String> oneSlipFrom(String v, List<String> known) {
         String s = squash(v);
         if (s.length() < 4) return List.of();
-        return known.stream().filter(k -> Typos.distance(s, squash(k)) == 1).toList();
+        // squashing only shortens: a value already two shorter than the literal cannot be one edit away
+        return known.stream().filter(k -> k.length() >= s.length() - 1 && Typos.distanceAtMost(s, squash(k), 1) == 1).toList();
     }
 
     private static String squash(String s) {

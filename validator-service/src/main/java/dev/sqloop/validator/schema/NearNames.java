@@ -21,7 +21,7 @@ public final class NearNames {
         return pool.stream().distinct()
                 .map(n -> {
                     String l = n.toLowerCase(Locale.ROOT);
-                    int d = Typos.distance(w, l);
+                    int d = Typos.distanceAtMost(w, l, budget);
                     // A containment ("status" in "order_status") is as useful as a small typo.
                     if (d > budget && w.length() >= 3 && (l.contains(w) || w.contains(l) && l.length() >= 3)) d = budget;
                     return new Scored(n, d);
