@@ -8,8 +8,13 @@ import java.time.Duration;
 public final class RunnerConfig {
     private RunnerConfig() {}
 
+    /**
+     * {@code SQLOOP_MAX_IN_FLIGHT} applies to every stage; {@code SQLOOP_<STAGE>_MAX_IN_FLIGHT} ({@code <STAGE>}: the
+     * stage name upper-cased, {@code -} as {@code _}, e.g. {@code SQLOOP_RETRIEVE_EXAMPLES_MAX_IN_FLIGHT}) to one.
+     */
     public static RunnerSettings fromEnv(EnvConfig env, String stageName) {
         RunnerSettings d = RunnerSettings.defaults("sqloop-" + stageName);
+        int inFlight = env.integer(stageInFlightKey(stageName), env.integer("SQLOOP_MAX_IN_FLIGHT", d.maxInFlight(), 1, 100_000), 1, 100_000);
         RetryPolicy retry = new RetryPolicy(
                 env.integer("SQLOOP_RETRY_MAX", d.retry().maxRetries(), 0, 1000),
                 env.duration("SQLOOP_RETRY_INITIAL_BACKOFF", d.retry().initialBackoff()),
@@ -17,11 +22,15 @@ public final class RunnerConfig {
                 env.decimal("SQLOOP_RETRY_MULTIPLIER", d.retry().multiplier()));
         return new RunnerSettings(
                 env.string("SQLOOP_GROUP_PREFIX", "sqloop") + "-" + stageName,
-                env.integer("SQLOOP_MAX_IN_FLIGHT", d.maxInFlight(), 1, 100_000),
+                inFlight,
                 env.integer("SQLOOP_MAX_POLL_RECORDS", d.maxPollRecords(), 1, 100_000),
                 retry,
                 d.pollTimeout(),
                 env.duration("SQLOOP_SHUTDOWN_TIMEOUT", d.shutdownTimeout()),
                 env.duration("SQLOOP_REVOKE_TIMEOUT", Duration.ofSeconds(20)));
+    }
+
+    static String stageInFlightKey(String stageName) {
+        return "SQLOOP_" + stageName.toUpperCase(java.util.Locale.ROOT).replace('-', '_') + "_MAX_IN_FLIGHT";
     }
 }

@@ -58,4 +58,11 @@ class EnvConfigTest {
         assertEquals(Duration.ofSeconds(1), s.retry().initialBackoff());
         assertEquals(RunnerSettings.DEFAULT_MAX_IN_FLIGHT, RunnerConfig.fromEnv(new EnvConfig(Map.of()), "x").maxInFlight());
     }
+
+    @Test
+    void shouldLetOneStageSetItsOwnInFlight() {
+        EnvConfig env = new EnvConfig(Map.of("SQLOOP_MAX_IN_FLIGHT", "32", "SQLOOP_RETRIEVE_EXAMPLES_MAX_IN_FLIGHT", "3"));
+        assertEquals(3, RunnerConfig.fromEnv(env, "retrieve-examples").maxInFlight());
+        assertEquals(32, RunnerConfig.fromEnv(env, "generate").maxInFlight());
+    }
 }

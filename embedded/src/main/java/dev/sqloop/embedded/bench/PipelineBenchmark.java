@@ -135,6 +135,9 @@ public final class PipelineBenchmark {
                 .recording(false);
         if (!s.llmMedian().isZero()) llm.faults().latency(Latency.lognormal(s.llmMedian(), 0.5));
         Map<String, String> settings = new HashMap<>();
+        System.getenv().forEach((k, v) -> {
+            if (k.startsWith("SQLOOP_") && !k.startsWith("SQLOOP_LLM_") && !k.equals("SQLOOP_HOME")) settings.put(k, v);
+        });
         settings.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
         settings.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
         settings.put("SQLOOP_LLM_MAX_CONCURRENCY", Integer.toString(s.concurrency()));
