@@ -71,6 +71,8 @@ final class ResultsView implements AutoCloseable {
     ResultsView(GatewayConfig config, QuestionMetrics metrics) {
         this.selfHostPort = hostPort(config.advertisedUrl());
         Properties p = new Properties();
+        // a restarted gateway waits for its dead predecessor's session: bounded like the stages' (KafkaClients)
+        p.putAll(dev.sqloop.common.runtime.KafkaClients.membershipDefaults(config.kafka()));
         p.putAll(config.kafka().clientOverrides());
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
