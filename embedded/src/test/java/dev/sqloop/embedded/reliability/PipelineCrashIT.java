@@ -36,7 +36,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -61,7 +63,7 @@ import org.junit.jupiter.api.Test;
  * consumer group has committed part of the batch and still has lag) and restarted at once. One batch per kind and not
  * one batch with kills in sequence: each kind's duplicates, repeated LLM calls and stall are then its own (question
  * texts carry the kind, so LLM requests are attributed exactly), and the class stays within budget because a batch is
- * small (60 questions) and the stall per kill is bounded.
+ * small (40 questions; the baseline 20) and the stall per kill is bounded.
  *
  * <p>Asserted per kind: every question reaches exactly one final result in the results API (batch status, the batch's
  * results stream, and each question), attempts ≤ max attempts; duplicate final records on {@code results} and repeated
@@ -82,7 +84,7 @@ import org.junit.jupiter.api.Test;
 class PipelineCrashIT {
     static final int IN_FLIGHT = 16;
     static final int MAX_ATTEMPTS = 3;
-    static final int BATCH = 60;
+    static final int BATCH = 40;
     static final long STALL_BOUND_SECONDS = 30;
     static final String LLM_KEY = "sk-canary-llm-7f3c9e2a5b1d";
     static final String DB_PASSWORD = "pw-canary-warehouse-4d81c6e0";
@@ -123,7 +125,7 @@ class PipelineCrashIT {
         Map<String, List<String>> textsByRun = new LinkedHashMap<>();
         for (String run : concat("baseline", kinds)) {
             List<String> texts = new ArrayList<>();
-            int n = run.equals("baseline") ? 40 : BATCH;
+            int n = run.equals("baseline") ? 20 : BATCH;
             for (int i = 0; i < n; i++) {
                 DemoBatch.Item item = demo.items().get(i % demo.items().size());
                 String text = item.question() + " [" + run + " " + code(i) + "]";
@@ -229,6 +231,7 @@ class PipelineCrashIT {
             Map<String, Long> committedAtKill = kind.group() == null ? Map.of() : committed(admin, kind.group());
             long lagAtKill = kind.group() == null ? 0 : lag(admin, kind.group(), committedAtKill);
             ServiceJvm next = victim.restart(work.resolve(kind.name() + "-2.log"));
+            CompletableFuture<Double> up = upAfter(next, kind.name().equals("gateway") ? GATEWAY : MANAGEMENT);
             running.put(kind.name(), next);
             synchronized (incarnations) {
                 incarnations.add(next);
@@ -256,7 +259,7 @@ class PipelineCrashIT {
                 }
             }
             stall = (System.nanoTime() - killed) / 1e9;
-            restart = readySeconds(next, kind.name().equals("gateway") ? GATEWAY : MANAGEMENT);
+            restart = up.get(120, TimeUnit.SECONDS);
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         JsonNode status;
@@ -408,9 +411,16 @@ class PipelineCrashIT {
         return out;
     }
 
-    private static double readySeconds(ServiceJvm s, Pattern line) throws Exception {
-        awaitReady(s, line);
-        return (System.nanoTime() - s.startedNanos()) / 1e9;
+    /** Seconds from the start of {@code s} until it logs {@code line} (its management or API port: the JVM is up). */
+    private static CompletableFuture<Double> upAfter(ServiceJvm s, Pattern line) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                s.await(line, Duration.ofSeconds(120));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return (System.nanoTime() - s.startedNanos()) / 1e9;
+        });
     }
 
     private static void awaitReady(ServiceJvm s, Pattern line) throws Exception {
