@@ -70,9 +70,12 @@ import org.junit.jupiter.api.Test;
  * LLM calls are bounded — a SIGKILL can only redo what the killed consumer had started and not yet committed, which is
  * at most its in-flight limit ({@value #IN_FLIGHT}) plus what finished within its last commit interval (200 ms); each
  * redone record repeats at most one chain downstream, so ≤ 1 duplicate final result and ≤ max attempts LLM calls per
- * redone record; the bound asserted is {@value #IN_FLIGHT} duplicates and {@value #IN_FLIGHT} × max attempts repeated
- * calls. Processing resumes (the killed kind's group commits past its offset at the kill; for the gateway, the API
- * answers with the batch's progress) within {@value #STALL_BOUND_SECONDS} s of the kill: the restart (a JVM start)
+ * redone record; the bound asserted is {@value #REDONE_BOUND} duplicates (and never more than the killed group's lag at
+ * the kill: nothing below the committed offset is redone) and {@value #REDONE_BOUND} × max attempts repeated calls; the
+ * gateway, on no question's path once a batch is written, must redo nothing (its view once counted results twice
+ * after a SIGKILL — "finished 42" of 40, done with 2 pending — until it ran exactly once). Processing resumes (the
+ * killed kind's group commits past its offset at the kill; for the gateway, the API answers with the batch's progress)
+ * within {@value #STALL_BOUND_SECONDS} s of the kill: the restart (a JVM start)
  * plus the wait for the dead member's session to expire — the new member's join waits for the dead one until its
  * session times out. Kafka's 45 s default made that ~45 s per kill; the consumers' default is now 10 s (see
  * {@code KafkaClients}), which this test runs on without override.
@@ -85,6 +88,9 @@ class PipelineCrashIT {
     static final int IN_FLIGHT = 16;
     static final int MAX_ATTEMPTS = 3;
     static final int BATCH = 40;
+    /** In flight (16) plus what finished within the last 200 ms commit interval (≤ 16: under 80 records/s per stage here). */
+    static final int REDONE_BOUND = 2 * IN_FLIGHT;
+    /** The dead member's 10 s session plus up to 20 s for the new JVM to start on two busy cores. */
     static final long STALL_BOUND_SECONDS = 30;
     static final String LLM_KEY = "sk-canary-llm-7f3c9e2a5b1d";
     static final String DB_PASSWORD = "pw-canary-warehouse-4d81c6e0";
@@ -105,8 +111,8 @@ class PipelineCrashIT {
             new Kind("gateway", "gateway", null, Map.of()));
 
     /** What one batch measured. */
-    private record Run(String kind, String batchId, Map<String, String> textById, int finishedAtKill, double stallSeconds,
-                       double restartSeconds) {}
+    private record Run(String kind, String batchId, Map<String, String> textById, int finishedAtKill, long lagAtKill,
+                       double stallSeconds, double restartSeconds) {}
 
     private final Map<String, ServiceJvm> running = new ConcurrentHashMap<>();
     private final List<ServiceJvm> incarnations = new ArrayList<>();
@@ -207,6 +213,7 @@ class PipelineCrashIT {
         long submitted = System.nanoTime();
         String batchId = client.submitBatchFile(Files.writeString(work.resolve(run + ".jsonl"), jsonl)).get("batchId").asText();
         int finishedAtKill = -1;
+        long lagAtKill = 0;
         double stall = 0;
         double restart = 0;
         if (kind != null) {
@@ -229,7 +236,7 @@ class PipelineCrashIT {
             victim.kill9();
             // read once it is dead: a commit it sent just before would otherwise count as the restart's progress
             Map<String, Long> committedAtKill = kind.group() == null ? Map.of() : committed(admin, kind.group());
-            long lagAtKill = kind.group() == null ? 0 : lag(admin, kind.group(), committedAtKill);
+            lagAtKill = kind.group() == null ? 0 : lag(admin, kind.group(), committedAtKill);
             ServiceJvm next = victim.restart(work.resolve(kind.name() + "-2.log"));
             CompletableFuture<Double> up = upAfter(next, kind.name().equals("gateway") ? GATEWAY : MANAGEMENT);
             running.put(kind.name(), next);
@@ -270,7 +277,7 @@ class PipelineCrashIT {
         System.out.printf("crash: batch %s done in %.1f s: %s%n", run, (System.nanoTime() - submitted) / 1e9, status.get("byReason"));
         Map<String, String> textById = new LinkedHashMap<>();
         for (int i = 0; i < texts.size(); i++) textById.put(run + "-" + i, texts.get(i));
-        return new Run(run, batchId, textById, finishedAtKill, stall, restart);
+        return new Run(run, batchId, textById, finishedAtKill, lagAtKill, stall, restart);
     }
 
     private void verify(GatewayClient client, String bootstrap, SimulatedLlm llm, List<Run> runs) throws Exception {
@@ -323,16 +330,22 @@ class PipelineCrashIT {
             String line = run.kind().equals("baseline")
                     ? String.format(Locale.ROOT, "crash: %-9s no kill        %d final, duplicates %d, repeated LLM calls %d (%d calls)",
                             run.kind(), byId.size(), duplicates, repeated, calls)
-                    : String.format(Locale.ROOT, "crash: %-9s killed at %2d/%d final, stall %.1f s (restart %.1f s), duplicates %d, repeated LLM calls %d (%d calls)",
-                            run.kind(), run.finishedAtKill(), byId.size(), run.stallSeconds(), run.restartSeconds(), duplicates, repeated, calls);
+                    : String.format(Locale.ROOT, "crash: %-9s killed at %2d/%d final (lag %d), stall %.1f s (restart %.1f s), duplicates %d, repeated LLM calls %d (%d calls)",
+                            run.kind(), run.finishedAtKill(), byId.size(), run.lagAtKill(), run.stallSeconds(), run.restartSeconds(),
+                            duplicates, repeated, calls);
             summary.add(line);
             System.out.println(line);
             if (run.kind().equals("baseline")) {
                 assertEquals(0, duplicates, "no duplicate without a kill: the counting is exact");
                 assertEquals(0, repeated, "no repeated LLM call without a kill: the counting is exact");
+            } else if (run.kind().equals("gateway")) {
+                // the gateway is on no question's path once a batch is written: its crash redoes nothing
+                assertEquals(0, duplicates, line);
+                assertEquals(0, repeated, line);
+                assertTrue(run.stallSeconds() <= STALL_BOUND_SECONDS, line);
             } else {
-                assertTrue(duplicates <= IN_FLIGHT, line);
-                assertTrue(repeated >= 0 && repeated <= IN_FLIGHT * MAX_ATTEMPTS, line);
+                assertTrue(duplicates <= REDONE_BOUND && duplicates <= run.lagAtKill(), line);
+                assertTrue(repeated >= 0 && repeated <= REDONE_BOUND * MAX_ATTEMPTS, line);
                 assertTrue(run.stallSeconds() <= STALL_BOUND_SECONDS, line);
             }
         }
