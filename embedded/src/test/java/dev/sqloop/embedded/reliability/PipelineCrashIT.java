@@ -10,6 +10,7 @@ import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.embedded.DemoBatch;
+import dev.sqloop.testkit.Dirs;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.ServiceJvm;
@@ -192,6 +193,7 @@ class PipelineCrashIT {
             llm.close();
         }
         System.out.printf("crash: class wall time %.1f s%n", (System.nanoTime() - classStart) / 1e9);
+        Dirs.deleteQuietly(work); // kept when the test fails, for its logs
     }
 
     private void start(Kind k, Map<String, String> env, Path work) throws Exception {
@@ -369,7 +371,9 @@ class PipelineCrashIT {
         }
         for (ServiceJvm s : all) {
             String out = s.output();
-            assertTrue(out.length() > 0, s.logFile() + " is empty");
+            // the canaries were in every process's environment: its settings line shows them masked
+            assertTrue(out.contains("SQLOOP_LLM_API_KEY=****") && out.contains("SQLOOP_DATASOURCE_DEMO_PASSWORD=****"),
+                    s.logFile() + " logs its settings with the secrets masked:\n" + out);
             assertNoSecret(out, s.logFile().toString());
         }
         System.out.printf("crash: scanned %d service logs for the canaries%n", all.size());
