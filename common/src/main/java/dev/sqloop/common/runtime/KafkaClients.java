@@ -44,9 +44,31 @@ public final class KafkaClients {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.putAll(membershipDefaults(kafka));
         p.putAll(kafka.clientOverrides());
         return p;
     }
+
+    /**
+     * A dead member's session timeout is how long its partitions wait after a SIGKILL: the restarted (or any other)
+     * member's join waits for the dead one until its session expires. Kafka's 45 s default stalled a stage ~45 s per
+     * crash (measured by {@code PipelineCrashIT}); 10 s with a heartbeat every 3 s (Kafka's defaults before 3.0) bounds
+     * it at about 10 s. Heartbeats come from the consumer's own background thread, not from the poll loop, so a busy
+     * stage does not miss them; a spurious expiry (a pause over 10 s) costs a rebalance, in which finished records are
+     * committed and the rest redelivered. {@code SQLOOP_KAFKA_SESSION_TIMEOUT_MS} / {@code _HEARTBEAT_INTERVAL_MS}
+     * override it. With {@code group.protocol=consumer} (KIP-848) the broker owns the session timeout and the client
+     * refuses these settings, so none is set then. The gateway's Kafka Streams consumers take the same defaults.
+     */
+    public static Map<String, Object> membershipDefaults(KafkaSettings kafka) {
+        String protocol = kafka.clientOverrides().getOrDefault(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        if (!protocol.equalsIgnoreCase("classic")) return Map.of();
+        return Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) SESSION_TIMEOUT.toMillis(),
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) HEARTBEAT_INTERVAL.toMillis());
+    }
+
+    /** A stage consumer's default session timeout ({@link #membershipDefaults}). */
+    public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(3);
 
     public static Map<String, Object> producerProperties(KafkaSettings kafka, String clientId) {
         Map<String, Object> p = new HashMap<>();
