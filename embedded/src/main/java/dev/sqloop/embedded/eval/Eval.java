@@ -101,7 +101,14 @@ public final class Eval {
         Map<Integer, Double> seconds = new LinkedHashMap<>();
         // what the pipeline's own metrics counted (sqloop_questions_total by outcome, gateway registry; in-process runs)
         Map<Integer, Map<String, Long>> metricsByOutcome = new LinkedHashMap<>();
-        try (Scorer scorer = new Scorer(datasources, options.tsCopies(), out.resolve("ts"))) {
+        String tsUser = settings.get("SQLOOP_EVAL_TS_USER");
+        NeighbourDatabases.Admin admin = tsUser == null || tsUser.isBlank() ? null
+                : new NeighbourDatabases.Admin(tsUser, settings.get("SQLOOP_EVAL_TS_PASSWORD"));
+        if (admin == null && options.tsCopies() > 0 && datasources.all().stream().anyMatch(d -> d.dialect() == dev.sqloop.common.Dialect.POSTGRES)) {
+            System.err.println("sqloop eval: no TS on PostgreSQL datasources: set SQLOOP_EVAL_TS_USER (and SQLOOP_EVAL_TS_PASSWORD), "
+                    + "a login that may create databases, to make their neighbour databases");
+        }
+        try (Scorer scorer = new Scorer(datasources, options.tsCopies(), out.resolve("ts"), admin)) {
             for (int maxAttempts : configs) {
                 long start = System.nanoTime();
                 List<JsonNode> results = runConfig(cases, maxAttempts, settings, out.resolve("max-attempts-" + maxAttempts), options, scorer,
@@ -202,9 +209,11 @@ public final class Eval {
 
                 Runs DATASET (defog .csv, .jsonl with question + gold_sql, or .yaml cases) through the pipeline once
                 per --max-attempts value and scores every final SQL: VA (executes), EX (same result as the gold, by
-                values), TS (EX also on --ts neighbour copies of each DuckDB datasource with non-key columns shuffled:
-                a query right by luck fails), EM (same normalized statement). Gold and final SQL run read-only, as
-                the executor runs them.
+                values), TS (EX also on --ts neighbour copies of each datasource with non-key columns shuffled: a
+                query right by luck fails), EM (same normalized statement). Gold and final SQL run read-only, as the
+                executor runs them. Neighbours of a DuckDB datasource are files under --out; of a PostgreSQL one,
+                databases <db>_sqloop_ts<i> on its server, made (and remade on each run) by the login
+                SQLOOP_EVAL_TS_USER / SQLOOP_EVAL_TS_PASSWORD (CREATEDB; the datasource's login only reads them).
 
                 options:
                   --max-attempts 1,3       configurations to compare (default 1,3: no retry vs retry)
@@ -215,7 +224,7 @@ public final class Eval {
                   --llm simulated          the simulated oracle LLM (knows the gold; for harness checks and demos)
                   --faults default|none    the simulated oracle's fault mix (default: the demo's)
                   --seed N                 the simulated oracle's seed (default 7)
-                  --ts N                   neighbour databases per DuckDB datasource for TS (default 3; 0 = off)
+                  --ts N                   neighbour databases per datasource for TS (default 3; 0 = off)
                   --out DIR                where report.md, report.html (charts), report.json and questions.jsonl go
                 """;
     }
