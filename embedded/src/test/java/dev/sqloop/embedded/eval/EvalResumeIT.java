@@ -1,0 +1,100 @@
+package dev.sqloop.embedded.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.testkit.engines.DefogDatasets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An eval stopped part way (as Ctrl-C stops it: between two questions, here after K scored) leaves a partial report
+ * and every scored question in questions.jsonl; the same command on the same directory scores only what is missing —
+ * picking up the batch the pipeline was still working on rather than sending its questions again — and ends with the
+ * report a single uninterrupted run gives.
+ */
+class EvalResumeIT {
+    private static final List<String> DATABASES = List.of("broker", "car_dealership");
+    private static final List<Integer> CONFIGS = List.of(1, 3);
+    private static final int STOP_AFTER = 4;
+    private static final Map<String, String> settings = new HashMap<>();
+    private static List<EvalCase> cases;
+    private static final Eval.Options OPTIONS = new Eval.Options(null, null, "simulated", "default", 7, 0);
+
+    @BeforeAll
+    static void warehouses() throws Exception {
+        Path dir = Files.createTempDirectory("sqloop-eval-resume-");
+        for (String db : DATABASES) {
+            Path file = DefogDatasets.loadIntoDuckDb(db, dir.resolve(db + ".duckdb"));
+            String key = "SQLOOP_DATASOURCE_" + db.toUpperCase(Locale.ROOT);
+            settings.put(key + "_DIALECT", "duckdb");
+            settings.put(key + "_URL", "jdbc:duckdb:" + file.toAbsolutePath());
+        }
+        cases = EvalCase.load(DefogDatasets.questionsCsv(), Map.of(), null).stream()
+                .filter(c -> Set.copyOf(DATABASES).contains(c.datasource())).toList();
+    }
+
+    /** Each question's outcome per configuration: what must not depend on being interrupted. */
+    private static Map<String, String> outcomes(EvalReport report) {
+        Map<String, String> out = new TreeMap<>();
+        for (Eval.Row r : report.rows()) {
+            out.put(r.maxAttempts() + " " + r.c().id(), r.status() + " " + r.reason() + " attempts=" + r.attempts()
+                    + " va=" + r.score().va() + " ex=" + r.score().ex() + " em=" + r.score().em() + " firstError=" + r.firstError());
+        }
+        return out;
+    }
+
+    @Test
+    void shouldLeaveAPartialReportThatARerunCompletesWithoutSendingAQuestionTwice() throws Exception {
+        EvalReport single = Eval.evaluate(cases, CONFIGS, settings, Files.createTempDirectory("eval-single-"), OPTIONS);
+        assertEquals(0, single.remaining());
+
+        Path out = Files.createTempDirectory("eval-resumed-");
+        EvalReport partial = Eval.evaluate(cases, CONFIGS, settings, out, OPTIONS, Eval.Interrupt.afterScored(STOP_AFTER));
+        System.out.print(partial.comparison());
+        int total = cases.size() * CONFIGS.size();
+        assertEquals(STOP_AFTER, partial.rows().size(), "stopped between two questions, after the K-th");
+        assertEquals(total - STOP_AFTER, partial.remaining());
+        assertEquals(STOP_AFTER, Files.readAllLines(out.resolve("questions.jsonl")).size(), "every scored question is kept");
+        JsonNode json = JsonCodec.mapper().readTree(out.resolve("report.json").toFile());
+        assertTrue(json.path("partial").asBoolean());
+        assertEquals(total - STOP_AFTER, json.path("remaining").asInt());
+        assertTrue(Files.readString(out.resolve("report.md")).contains("PARTIAL"), "the report says it is partial");
+        assertTrue(Files.readString(out.resolve("report.html")).contains("PARTIAL"));
+        String batchId = Files.readString(out.resolve("max-attempts-1/batch-id")).strip();
+        assertFalse(Files.exists(out.resolve("max-attempts-3")), "the second configuration had not started");
+
+        EvalReport resumed = Eval.evaluate(cases, CONFIGS, settings, out, OPTIONS);
+        System.out.print(resumed.comparison());
+        assertEquals(0, resumed.remaining());
+        assertEquals(outcomes(single), outcomes(resumed), "the resumed run ends where a single run ends, question by question");
+        for (int m : CONFIGS) {
+            EvalReport.Summary a = single.summary(m);
+            EvalReport.Summary b = resumed.summary(m);
+            assertEquals(List.of(a.questions(), a.va(), a.ex(), a.em(), a.firstAttempt(), a.corrected(), a.failed()),
+                    List.of(b.questions(), b.va(), b.ex(), b.em(), b.firstAttempt(), b.corrected(), b.failed()), "max attempts " + m);
+            // the pipeline counts each question it finishes: summed over both runs, one per question means none was sent twice
+            assertEquals(resumed.outcomes(m), resumed.pipelineOutcomes(m), "max attempts " + m + ": the pipeline finished each question once");
+        }
+        assertEquals(batchId, Files.readString(out.resolve("max-attempts-1/batch-id")).strip(),
+                "the interrupted batch was picked up again, not submitted anew");
+        assertEquals(cases.size(), Files.readAllLines(out.resolve("max-attempts-1/batch.jsonl")).size());
+        assertEquals(total, Files.readAllLines(out.resolve("questions.jsonl")).size());
+        assertFalse(JsonCodec.mapper().readTree(out.resolve("report.json").toFile()).path("partial").asBoolean());
+
+        EvalReport again = Eval.evaluate(cases, CONFIGS, settings, out, OPTIONS);
+        assertEquals(outcomes(resumed), outcomes(again), "a complete run's directory reruns to the same report, sending nothing");
+        assertEquals(resumed.pipelineOutcomes(1), again.pipelineOutcomes(1));
+    }
+}
