@@ -314,7 +314,7 @@ public final class EvalReport {
         StringBuilder b = new StringBuilder("# sqloop eval\n\n");
         if (remaining > 0) b.append("**").append(partialNote()).append("**\n\n");
         b.append(cases.size()).append(" questions; configurations: max attempts ").append(configs).append(".\n\n```\n")
-                .append(comparison()).append("```\n\n");
+                .append(comparisonTable()).append("```\n\n");
         table(b, "EX by query category", exBy(r -> r.c().category()));
         table(b, "EX by dialect", exBy(this::dialect));
         b.append("## First-attempt errors (questions; of which corrected)\n\n| category |");

@@ -97,4 +97,39 @@ class EvalResumeIT {
         assertEquals(outcomes(resumed), outcomes(again), "a complete run's directory reruns to the same report, sending nothing");
         assertEquals(resumed.pipelineOutcomes(1), again.pipelineOutcomes(1));
     }
+
+    /** The real Ctrl-C: {@code ./sqloop eval} in a JVM of its own gets SIGINT once it has scored a question. */
+    @Test
+    void shouldWriteThePartialReportOnSigint() throws Exception {
+        Path out = Files.createTempDirectory("eval-sigint-");
+        Path log = Files.createTempFile("eval-sigint-", ".log");
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
+                "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"), "dev.sqloop.embedded.Main",
+                "eval", DefogDatasets.questionsCsv().toString(), "--llm", "simulated", "--max-attempts", "1,2,3", "--ts", "0",
+                "--out", out.toString());
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(settings);
+        Process p = pb.start();
+        try {
+            Path scored = out.resolve("questions.jsonl");
+            long deadline = System.nanoTime() + java.time.Duration.ofMinutes(3).toNanos();
+            while (!(Files.exists(scored) && !Files.readString(scored).isBlank())) {
+                assertTrue(p.isAlive(), "eval ended before scoring anything:\n" + Files.readString(log));
+                assertTrue(System.nanoTime() < deadline, "nothing scored in 3 minutes:\n" + Files.readString(log));
+                Thread.sleep(100);
+            }
+            assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor());
+            assertTrue(p.waitFor(90, java.util.concurrent.TimeUnit.SECONDS), "eval ends after Ctrl-C");
+            String output = Files.readString(log);
+            assertEquals(130, p.exitValue(), output);
+            JsonNode json = JsonCodec.mapper().readTree(out.resolve("report.json").toFile());
+            assertTrue(json.path("partial").asBoolean(), output);
+            int remaining = json.path("remaining").asInt();
+            assertTrue(remaining >= cases.size(), "at least max attempts 2 and 3 remain: " + remaining);
+            assertEquals(cases.size() * 3 - remaining, Files.readAllLines(scored).size(), "the report covers every scored question");
+            assertTrue(output.contains("interrupted: partial report, " + remaining + " question runs remain"), output);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
 }
