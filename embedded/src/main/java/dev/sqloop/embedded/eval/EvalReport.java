@@ -264,6 +264,10 @@ public final class EvalReport {
         b.append("</table>\n");
         List<String> series = configs.stream().map(m -> "max " + m).toList();
         Map<String, double[]> attempts = new LinkedHashMap<>();
+        // attempt 1 … the largest budget, then failed, whichever configuration comes first
+        int most = configs.stream().mapToInt(Integer::intValue).max().orElse(1);
+        for (int a = 1; a <= most; a++) attempts.put("attempt " + a, new double[configs.size()]);
+        attempts.put("failed", new double[configs.size()]);
         successByAttempt().forEach((m, byAttempt) -> byAttempt.forEach((k, v) ->
                 attempts.computeIfAbsent(k, x -> new double[configs.size()])[configs.indexOf(m)] = v));
         b.append(Charts.bars("Questions by the attempt that succeeded", series, attempts, "questions"));
