@@ -12,6 +12,7 @@ import dev.sqloop.embedded.DemoBatch;
 import dev.sqloop.embedded.EmbeddedPipeline;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.llm.Fault;
+import dev.sqloop.testkit.llm.Latency;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.SimulatedLlm;
 import dev.sqloop.cli.ProgressBar;
@@ -53,7 +54,7 @@ public final class Eval {
 
     public static int run(Args args) throws Exception {
         if (args.flag("help")) throw new Args.HelpRequested(usage());
-        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts", "resume");
+        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts", "resume", "llm-latency-ms");
         if (args.positional().isEmpty()) throw new Args.UsageException("eval needs a dataset file\n" + usage());
         Path dataset = Path.of(args.positional().getFirst());
         Map<String, String> mapping = new LinkedHashMap<>();
@@ -98,7 +99,8 @@ public final class Eval {
             out = base.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))).toAbsolutePath();
         }
         Options options = new Options(args.string("gateway", null), args.string("api-key", null), args.string("llm", null),
-                args.string("faults", "default"), Long.parseLong(args.string("seed", "7")), args.integer("ts", 3));
+                args.string("faults", "default"), Long.parseLong(args.string("seed", "7")), args.integer("ts", 3),
+                Duration.ofMillis(args.integer("llm-latency-ms", 0)));
         // Ctrl-C: stop between two questions, write the partial report, then let the JVM end
         Interrupt interrupt = new Interrupt();
         Thread hook = new Thread(() -> {
@@ -145,8 +147,13 @@ public final class Eval {
      * @param llm {@code simulated} for the simulated oracle (it knows the gold SQL), else the configured LLM
      * @param faults {@code default} (the demo's mix) or {@code none} for the simulated oracle
      * @param tsCopies neighbour databases per datasource for test-suite accuracy (0: no TS)
+     * @param llmLatency how long the simulated oracle takes per answer (zero: at once)
      */
-    public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies) {}
+    public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies, Duration llmLatency) {
+        public Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies) {
+            this(gateway, apiKey, llm, faults, seed, tsCopies, Duration.ZERO);
+        }
+    }
 
     /**
      * Stops a run between two questions: Ctrl-C (a shutdown hook requests it and waits for the partial report), or in
@@ -307,6 +314,7 @@ public final class Eval {
                         .map(d -> d.wireName()).orElse("postgres");
                 Map<Fault, Double> mix = "none".equals(options.faults()) ? Map.of(Fault.NONE, 1.0) : DemoBatch.faultMix();
                 llm = SimulatedLlm.start(new OracleResponder(gold, mix, dialect, options.seed()), options.seed());
+                if (!options.llmLatency().isZero()) llm.faults().latency(Latency.fixed(options.llmLatency()));
                 s.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
                 s.putIfAbsent("SQLOOP_LLM_MODEL", "simulated");
             }
@@ -428,6 +436,7 @@ public final class Eval {
                   --llm simulated          the simulated oracle LLM (knows the gold; for harness checks and demos)
                   --faults default|none    the simulated oracle's fault mix (default: the demo's)
                   --seed N                 the simulated oracle's seed (default 7)
+                  --llm-latency-ms N       the simulated oracle's time per answer (default 0)
                   --ts N                   neighbour databases per datasource for TS (default 3; 0 = off)
                   --out DIR                where report.md, report.html (charts), report.json and questions.jsonl go
                                            (default .sqloop/eval/run-TIMESTAMP); a rerun on the directory of an
