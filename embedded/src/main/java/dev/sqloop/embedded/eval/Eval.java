@@ -40,8 +40,9 @@ import java.util.Map;
 /**
  * {@code ./sqloop eval DATASET}: runs a dataset of questions with gold SQL through the real pipeline (in this JVM on
  * the user's {@code SQLOOP_*} configuration, or against a running gateway with {@code --gateway URL}) once per
- * {@code --max-attempts} value, scores every final SQL ({@link Scorer}: VA, EX, EM) and writes
- * {@code questions.jsonl}, {@code report.json} and {@code report.md} ({@link EvalReport}).
+ * {@code --max-attempts} value, scores every final SQL as its result arrives ({@link Scorer}: VA, EX, TS, EM) and
+ * writes {@code questions.jsonl} as it goes, then {@code report.json}, {@code report.md} and {@code report.html}
+ * ({@link EvalReport}). Ctrl-C leaves a partial report; a rerun on the same output directory resumes it.
  */
 public final class Eval {
     static final String QUESTIONS = "questions.jsonl";
@@ -333,6 +334,7 @@ public final class Eval {
 
     private static void collect(GatewayClient client, List<EvalCase> missing, int maxAttempts, Path dir, Interrupt interrupt,
                                 ResultSink sink) throws Exception {
+        if (interrupt.requested()) return; // Ctrl-C while the pipeline started: send nothing
         Map<String, EvalCase> pending = new LinkedHashMap<>();
         missing.forEach(c -> pending.put(c.id(), c));
         String batchId = earlierBatch(client, dir, pending.keySet());
