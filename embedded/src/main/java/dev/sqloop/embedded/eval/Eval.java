@@ -223,12 +223,15 @@ public final class Eval {
         Datasources datasources = Datasources.fromEnv(new EnvConfig(settings));
         Map<String, EvalCase> byId = new LinkedHashMap<>();
         cases.forEach(c -> byId.put(c.id(), c));
+        RunState state = RunState.read(out);
+        state.options(String.format(java.util.Locale.ROOT, "llm=%s faults=%s seed=%d ts=%d gateway=%s",
+                options.llm() == null ? "configured" : options.llm(), options.faults(), options.seed(), options.tsCopies(), options.gateway()), out);
+        state.write(out);
         Path log = out.resolve(QUESTIONS);
         List<Row> rows = EvalReport.readRows(log, byId, configs);
         if (!rows.isEmpty()) {
             System.err.printf("sqloop eval: resuming %s: %d of %d questions already scored%n", out, rows.size(), cases.size() * configs.size());
         }
-        RunState state = RunState.read(out);
         String tsUser = settings.get("SQLOOP_EVAL_TS_USER");
         NeighbourDatabases.Admin admin = tsUser == null || tsUser.isBlank() ? null
                 : new NeighbourDatabases.Admin(tsUser, settings.get("SQLOOP_EVAL_TS_PASSWORD"));

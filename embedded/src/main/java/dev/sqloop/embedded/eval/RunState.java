@@ -23,12 +23,26 @@ final class RunState {
     private final Map<Integer, Double> seconds = new TreeMap<>();
     private final Map<Integer, Map<String, Long>> outcomes = new TreeMap<>();
     private final Set<Integer> unmeasured = new TreeSet<>();
+    private String options;
+
+    /**
+     * Records what the run's results depend on (LLM, faults, seed, TS copies, gateway) and refuses to resume a run
+     * made with other options: its scored questions would be mixed with answers of another configuration.
+     */
+    void options(String current, Path dir) {
+        if (options != null && !options.equals(current)) {
+            throw new dev.sqloop.cli.Args.UsageException(dir + " holds a run with other options (" + options + ", now " + current
+                    + "): give another --out, or the same options to resume it");
+        }
+        options = current;
+    }
 
     static RunState read(Path dir) throws IOException {
         RunState s = new RunState();
         Path file = dir.resolve(FILE);
         if (!Files.exists(file)) return s;
         JsonNode root = JsonCodec.mapper().readTree(file.toFile());
+        if (root.hasNonNull("options")) s.options = root.get("options").asText();
         for (var it = root.path("configurations").fields(); it.hasNext(); ) {
             var e = it.next();
             int m = Integer.parseInt(e.getKey());
@@ -59,6 +73,7 @@ final class RunState {
 
     void write(Path dir) throws IOException {
         ObjectNode root = JsonCodec.mapper().createObjectNode();
+        root.put("options", options);
         ObjectNode configs = root.putObject("configurations");
         for (int m : seconds.keySet()) {
             ObjectNode c = configs.putObject(Integer.toString(m));
