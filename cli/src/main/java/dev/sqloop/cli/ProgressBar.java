@@ -4,18 +4,18 @@ import java.io.PrintStream;
 import java.util.Locale;
 
 /** A one-line terminal progress bar: {@code [#########---------]  523/1000  52% | succeeded 480 failed 43}. */
-final class ProgressBar {
+public final class ProgressBar {
     private static final int WIDTH = 30;
     private final PrintStream out;
     private final boolean interactive;
     private long lastPrinted = -1;
 
-    ProgressBar(PrintStream out) {
+    public ProgressBar(PrintStream out) {
         this.out = out;
         this.interactive = System.console() != null || "true".equals(System.getenv("SQLOOP_FORCE_PROGRESS"));
     }
 
-    void update(long done, long total, String detail) {
+    public void update(long done, long total, String detail) {
         if (!interactive && done == lastPrinted) return;
         double fraction = total == 0 ? 1 : Math.min(1.0, (double) done / total);
         int filled = (int) Math.round(fraction * WIDTH);
@@ -32,7 +32,7 @@ final class ProgressBar {
         lastPrinted = done;
     }
 
-    void finish() {
+    public void finish() {
         if (interactive) out.println();
     }
 }

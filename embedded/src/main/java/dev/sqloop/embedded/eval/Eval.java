@@ -12,9 +12,21 @@ import dev.sqloop.embedded.DemoBatch;
 import dev.sqloop.embedded.EmbeddedPipeline;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.llm.Fault;
+import dev.sqloop.testkit.llm.Latency;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.SimulatedLlm;
+import dev.sqloop.cli.ProgressBar;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -28,10 +40,13 @@ import java.util.Map;
 /**
  * {@code ./sqloop eval DATASET}: runs a dataset of questions with gold SQL through the real pipeline (in this JVM on
  * the user's {@code SQLOOP_*} configuration, or against a running gateway with {@code --gateway URL}) once per
- * {@code --max-attempts} value, scores every final SQL ({@link Scorer}: VA, EX, EM) and writes
- * {@code questions.jsonl}, {@code report.json} and {@code report.md} ({@link EvalReport}).
+ * {@code --max-attempts} value, scores every final SQL as its result arrives ({@link Scorer}: VA, EX, TS, EM) and
+ * writes {@code questions.jsonl} as it goes, then {@code report.json}, {@code report.md} and {@code report.html}
+ * ({@link EvalReport}). Ctrl-C leaves a partial report; a rerun on the same output directory resumes it.
  */
 public final class Eval {
+    static final String QUESTIONS = "questions.jsonl";
+
     private Eval() {}
 
     /** The outcome of one question in one configuration. */
@@ -40,7 +55,7 @@ public final class Eval {
 
     public static int run(Args args) throws Exception {
         if (args.flag("help")) throw new Args.HelpRequested(usage());
-        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts");
+        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts", "resume", "llm-latency-ms");
         if (args.positional().isEmpty()) throw new Args.UsageException("eval needs a dataset file\n" + usage());
         Path dataset = Path.of(args.positional().getFirst());
         Map<String, String> mapping = new LinkedHashMap<>();
@@ -74,68 +89,222 @@ public final class Eval {
             if (k.startsWith("SQLOOP_")) settings.put(k, v);
         });
         String home = System.getenv("SQLOOP_HOME");
-        Path out = Path.of(args.string("out", (home == null || home.isBlank() ? "" : home + "/") + ".sqloop/eval/run-"
-                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))).toAbsolutePath();
+        Path base = Path.of((home == null || home.isBlank() ? "" : home + "/") + ".sqloop/eval");
+        Path out;
+        if (args.string("out", null) != null) {
+            out = Path.of(args.string("out", null)).toAbsolutePath();
+        } else if (args.flag("resume")) {
+            out = latestRun(base);
+            if (out == null) throw new Args.UsageException("--resume: no earlier run under " + base.toAbsolutePath() + " (give --out DIR)");
+        } else {
+            out = base.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))).toAbsolutePath();
+        }
         Options options = new Options(args.string("gateway", null), args.string("api-key", null), args.string("llm", null),
-                args.string("faults", "default"), Long.parseLong(args.string("seed", "7")), args.integer("ts", 3));
-        EvalReport report = evaluate(cases, configs, settings, out, options);
-        System.out.println();
-        System.out.print(report.comparison());
-        System.out.println("report: " + out.resolve("report.md") + " (and report.json, questions.jsonl)");
-        return 0;
+                args.string("faults", "default"), Long.parseLong(args.string("seed", "7")), args.integer("ts", 3),
+                Duration.ofMillis(args.integer("llm-latency-ms", 0)));
+        // Ctrl-C: stop between two questions, write the partial report, then let the JVM end
+        Interrupt interrupt = new Interrupt();
+        Thread hook = new Thread(() -> {
+            interrupt.request();
+            try {
+                interrupt.awaitFinished(Duration.ofSeconds(60));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "eval-interrupt");
+        Runtime.getRuntime().addShutdownHook(hook);
+        EvalReport report;
+        try {
+            report = evaluate(cases, configs, settings, out, options, interrupt);
+            System.out.println();
+            System.out.print(report.comparison());
+            System.out.println("report: " + out.resolve("report.md") + " (and report.html, report.json, questions.jsonl)");
+            if (report.remaining() > 0) {
+                System.out.printf("interrupted: partial report, %d question runs remain; resume with the same command and --out %s%n",
+                        report.remaining(), out);
+            }
+        } finally {
+            interrupt.finished();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            return 130; // ended by Ctrl-C: the JVM is on its way out
+        }
+        return report.remaining() > 0 ? 130 : 0;
+    }
+
+    /** The newest {@code run-*} directory under {@code base}, or null. */
+    static Path latestRun(Path base) throws java.io.IOException {
+        if (!Files.isDirectory(base)) return null;
+        try (var dirs = Files.list(base)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("run-") && Files.isDirectory(d))
+                    .max(java.util.Comparator.comparing(d -> d.getFileName().toString())).map(Path::toAbsolutePath).orElse(null);
+        }
     }
 
     /**
      * @param gateway a running gateway to submit to, or null to run the pipeline in this JVM
      * @param llm {@code simulated} for the simulated oracle (it knows the gold SQL), else the configured LLM
      * @param faults {@code default} (the demo's mix) or {@code none} for the simulated oracle
-     * @param tsCopies neighbour databases per DuckDB datasource for test-suite accuracy (0: no TS)
+     * @param tsCopies neighbour databases per datasource for test-suite accuracy (0: no TS)
+     * @param llmLatency how long the simulated oracle takes per answer (zero: at once)
      */
-    public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies) {}
+    public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies, Duration llmLatency) {
+        public Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies) {
+            this(gateway, apiKey, llm, faults, seed, tsCopies, Duration.ZERO);
+        }
+    }
+
+    /**
+     * Stops a run between two questions: Ctrl-C (a shutdown hook requests it and waits for the partial report), or in
+     * tests after a number of questions scored. Whatever was scored stays in {@code questions.jsonl}; the run writes
+     * a report marked partial and a rerun on the same output directory scores only what is missing.
+     */
+    public static final class Interrupt {
+        private final AtomicBoolean requested = new AtomicBoolean();
+        private final CountDownLatch finished = new CountDownLatch(1);
+        private final int afterScored;
+
+        public Interrupt() {
+            this(0);
+        }
+
+        private Interrupt(int afterScored) {
+            this.afterScored = afterScored;
+        }
+
+        /** A run that stops by itself once {@code n} questions were scored in it (tests: Ctrl-C at a known point). */
+        public static Interrupt afterScored(int n) {
+            return new Interrupt(n);
+        }
+
+        public void request() {
+            requested.set(true);
+        }
+
+        public boolean requested() {
+            return requested.get();
+        }
+
+        void scored(int inThisRun) {
+            if (afterScored > 0 && inThisRun >= afterScored) request();
+        }
+
+        /** Sleeps up to {@code d}, less when a stop is requested. */
+        void pause(Duration d) throws InterruptedException {
+            long until = System.nanoTime() + d.toNanos();
+            while (!requested() && System.nanoTime() < until) Thread.sleep(50);
+        }
+
+        void finished() {
+            finished.countDown();
+        }
+
+        boolean awaitFinished(Duration d) throws InterruptedException {
+            return finished.await(d.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
 
     public static EvalReport evaluate(List<EvalCase> cases, List<Integer> configs, Map<String, String> settings, Path out,
                                       Options options) throws Exception {
+        return evaluate(cases, configs, settings, out, options, new Interrupt());
+    }
+
+    /**
+     * Runs every (question, configuration) not already scored in {@code out} — a rerun on the directory of an
+     * interrupted run resumes it — scoring each question as its result arrives and appending it to
+     * {@code questions.jsonl} at once. Writes the report at the end, or when interrupted a partial one
+     * ({@link EvalReport#remaining()} above 0).
+     */
+    public static EvalReport evaluate(List<EvalCase> cases, List<Integer> configs, Map<String, String> settings, Path out,
+                                      Options options, Interrupt interrupt) throws Exception {
         Files.createDirectories(out);
         Datasources datasources = Datasources.fromEnv(new EnvConfig(settings));
-        List<Row> rows = new ArrayList<>();
-        Map<Integer, Double> seconds = new LinkedHashMap<>();
-        // what the pipeline's own metrics counted (sqloop_questions_total by outcome, gateway registry; in-process runs)
-        Map<Integer, Map<String, Long>> metricsByOutcome = new LinkedHashMap<>();
-        try (Scorer scorer = new Scorer(datasources, options.tsCopies(), out.resolve("ts"))) {
+        Map<String, EvalCase> byId = new LinkedHashMap<>();
+        cases.forEach(c -> byId.put(c.id(), c));
+        RunState state = RunState.read(out);
+        state.options(String.format(java.util.Locale.ROOT, "llm=%s faults=%s seed=%d ts=%d gateway=%s",
+                options.llm() == null ? "configured" : options.llm(), options.faults(), options.seed(), options.tsCopies(), options.gateway()), out);
+        state.write(out);
+        Path log = out.resolve(QUESTIONS);
+        List<Row> rows = EvalReport.readRows(log, byId, configs);
+        if (!rows.isEmpty()) {
+            System.err.printf("sqloop eval: resuming %s: %d of %d questions already scored%n", out, rows.size(), cases.size() * configs.size());
+        }
+        String tsUser = settings.get("SQLOOP_EVAL_TS_USER");
+        NeighbourDatabases.Admin admin = tsUser == null || tsUser.isBlank() ? null
+                : new NeighbourDatabases.Admin(tsUser, settings.get("SQLOOP_EVAL_TS_PASSWORD"));
+        if (admin == null && options.tsCopies() > 0 && datasources.all().stream().anyMatch(d -> d.dialect() == dev.sqloop.common.Dialect.POSTGRES)) {
+            System.err.println("sqloop eval: no TS on PostgreSQL datasources: set SQLOOP_EVAL_TS_USER (and SQLOOP_EVAL_TS_PASSWORD), "
+                    + "a login that may create databases, to make their neighbour databases");
+        }
+        int[] scoredHere = {0};
+        try (Scorer scorer = new Scorer(datasources, options.tsCopies(), out.resolve("ts"), admin);
+             BufferedWriter appender = Files.newBufferedWriter(log, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             for (int maxAttempts : configs) {
+                Set<String> scored = new HashSet<>();
+                rows.stream().filter(r -> r.maxAttempts() == maxAttempts).forEach(r -> scored.add(r.c().id()));
+                List<EvalCase> missing = cases.stream().filter(c -> !scored.contains(c.id())).toList();
+                if (missing.isEmpty()) continue;
+                if (interrupt.requested()) break;
                 long start = System.nanoTime();
-                List<JsonNode> results = runConfig(cases, maxAttempts, settings, out.resolve("max-attempts-" + maxAttempts), options, scorer,
-                        metricsByOutcome);
-                seconds.put(maxAttempts, (System.nanoTime() - start) / 1e9);
-                Map<String, EvalCase> byId = new HashMap<>();
-                cases.forEach(c -> byId.put(c.id(), c));
-                for (JsonNode r : results) {
-                    EvalCase c = byId.get(r.path("metadata").path("evalId").asText());
-                    if (c == null) continue;
-                    String sql = r.hasNonNull("sql") ? r.get("sql").asText() : null;
-                    rows.add(new Row(c, maxAttempts, r.path("status").asText(), r.path("reason").asText(), r.path("attempts").asInt(),
-                            sql, r.path("firstError").asText(null), r.path("usage").path("inputTokens").asLong()
-                            + r.path("usage").path("outputTokens").asLong(), scorer.score(c, sql)));
+                Map<String, Long> metrics;
+                try {
+                    metrics = runConfig(cases, missing, maxAttempts, settings, out.resolve("max-attempts-" + maxAttempts),
+                        options, scorer, interrupt, (c, r) -> {
+                            String sql = r.hasNonNull("sql") ? r.get("sql").asText() : null;
+                            Row row = new Row(c, maxAttempts, r.path("status").asText(), r.path("reason").asText(), r.path("attempts").asInt(),
+                                    sql, r.path("firstError").asText(null), r.path("usage").path("inputTokens").asLong()
+                                    + r.path("usage").path("outputTokens").asLong(), scorer.score(c, sql));
+                            rows.add(row);
+                            appender.write(EvalReport.line(row, datasources));
+                            appender.newLine();
+                            appender.flush();
+                            interrupt.scored(++scoredHere[0]);
+                        });
+                } catch (Exception e) {
+                    if (!interrupt.requested()) throw e;
+                    // stopping (Ctrl-C: other shutdown hooks may be closing things under the pipeline): keep what was scored
+                    System.err.println("sqloop eval: while stopping: " + e);
+                    metrics = null;
                 }
+                state.add(maxAttempts, (System.nanoTime() - start) / 1e9, metrics);
+                state.write(out);
             }
         }
-        EvalReport report = new EvalReport(cases, configs, rows, seconds, datasources, metricsByOutcome);
+        List<Row> ordered = new ArrayList<>();
+        for (int m : configs) {
+            for (EvalCase c : cases) {
+                rows.stream().filter(r -> r.maxAttempts() == m && r.c().id().equals(c.id())).findFirst().ifPresent(ordered::add);
+            }
+        }
+        EvalReport report = new EvalReport(cases, configs, ordered, state.seconds(), datasources, state.outcomes(),
+                cases.size() * configs.size() - ordered.size());
         report.write(out);
         return report;
     }
 
-    /** One configuration's final results (with each question's first-attempt error category added as {@code firstError}). */
-    private static List<JsonNode> runConfig(List<EvalCase> cases, int maxAttempts, Map<String, String> settings, Path dir,
-                                            Options options, Scorer scorer, Map<Integer, Map<String, Long>> metricsByOutcome)
+    /** What one configuration needs in each answer: a scored question per result, as it arrives. */
+    private interface ResultSink {
+        void accept(EvalCase c, JsonNode result) throws Exception;
+    }
+
+    /**
+     * Runs the missing questions of one configuration, handing each result to {@code sink} as it arrives. A batch
+     * submitted by an interrupted run is picked up again (its id in {@code batch-id}; in-process, the pipeline's data
+     * under {@code dir/data} kept its questions), so no question is sent twice; only what it lacks is submitted anew.
+     *
+     * @return what the pipeline's own metrics counted by outcome in this run (in-process; null against a gateway)
+     */
+    private static Map<String, Long> runConfig(List<EvalCase> cases, List<EvalCase> missing, int maxAttempts, Map<String, String> settings,
+                                               Path dir, Options options, Scorer scorer, Interrupt interrupt, ResultSink sink)
             throws Exception {
         Files.createDirectories(dir);
-        StringBuilder jsonl = new StringBuilder();
-        for (EvalCase c : cases) {
-            jsonl.append(JsonCodec.encodeToString(Map.of("question", c.question(), "datasource", c.datasource(),
-                    "clientId", c.id(), "maxAttempts", maxAttempts, "metadata", Map.of("evalId", c.id())))).append('\n');
+        if (options.gateway() != null) {
+            collect(new GatewayClient(options.gateway(), options.apiKey()), missing, maxAttempts, dir, interrupt, sink);
+            return null;
         }
-        Path batch = Files.writeString(dir.resolve("batch.jsonl"), jsonl);
-        if (options.gateway() != null) return submit(new GatewayClient(options.gateway(), options.apiKey()), batch, dir);
         Map<String, String> s = new HashMap<>(settings);
         s.putIfAbsent("SQLOOP_GATEWAY_PORT", Integer.toString(Ports.free()));
         s.putIfAbsent("SQLOOP_GATEWAY_MAX_ATTEMPTS_LIMIT", Integer.toString(Math.max(10, maxAttempts)));
@@ -149,16 +318,87 @@ public final class Eval {
                         .map(d -> d.wireName()).orElse("postgres");
                 Map<Fault, Double> mix = "none".equals(options.faults()) ? Map.of(Fault.NONE, 1.0) : DemoBatch.faultMix();
                 llm = SimulatedLlm.start(new OracleResponder(gold, mix, dialect, options.seed()), options.seed());
+                if (!options.llmLatency().isZero()) llm.faults().latency(Latency.fixed(options.llmLatency()));
                 s.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
                 s.putIfAbsent("SQLOOP_LLM_MODEL", "simulated");
             }
-            try (EmbeddedPipeline pipeline = EmbeddedPipeline.serve(dir.resolve("data"), s)) {
-                List<JsonNode> results = submit(new GatewayClient(pipeline.gatewayUrl(), null), batch, dir);
-                metricsByOutcome.put(maxAttempts, outcomes(pipeline.registries().get(EmbeddedPipeline.GATEWAY)));
-                return results;
+            EmbeddedPipeline pipeline = EmbeddedPipeline.serve(dir.resolve("data"), s);
+            try {
+                collect(new GatewayClient(pipeline.gatewayUrl(), null), missing, maxAttempts, dir, interrupt, sink);
+            } finally {
+                pipeline.close();
             }
+            // read after close: every question the gateway saw finish in this run is counted
+            return outcomes(pipeline.registries().get(EmbeddedPipeline.GATEWAY));
         } finally {
             if (llm != null) llm.close();
+        }
+    }
+
+    private static void collect(GatewayClient client, List<EvalCase> missing, int maxAttempts, Path dir, Interrupt interrupt,
+                                ResultSink sink) throws Exception {
+        if (interrupt.requested()) return; // Ctrl-C while the pipeline started: send nothing
+        Map<String, EvalCase> pending = new LinkedHashMap<>();
+        missing.forEach(c -> pending.put(c.id(), c));
+        String batchId = earlierBatch(client, dir, pending.keySet());
+        if (batchId == null) {
+            StringBuilder jsonl = new StringBuilder();
+            for (EvalCase c : missing) {
+                jsonl.append(JsonCodec.encodeToString(Map.of("question", c.question(), "datasource", c.datasource(),
+                        "clientId", c.id(), "maxAttempts", maxAttempts, "metadata", Map.of("evalId", c.id())))).append('\n');
+            }
+            Path batch = Files.writeString(dir.resolve("batch.jsonl"), jsonl);
+            batchId = client.submitBatchFile(batch).get("batchId").asText();
+            Files.writeString(dir.resolve("batch-id"), batchId + "\n");
+        }
+        ProgressBar bar = new ProgressBar(System.err);
+        long fetched = -1; // results the last read of the batch's results held
+        while (!pending.isEmpty() && !interrupt.requested()) {
+            JsonNode status = client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(2));
+            long finished = status.path("finished").asLong();
+            // the results store may lag the batch's progress by a moment: read again until it holds every finished one
+            if (finished != fetched) {
+                long lines = 0;
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(client.stream("/v1/batches/" + batchId + "/results"),
+                        StandardCharsets.UTF_8))) {
+                    for (String line; (line = in.readLine()) != null && !interrupt.requested(); ) {
+                        if (line.isBlank()) continue;
+                        lines++;
+                        ObjectNode r = (ObjectNode) JsonCodec.mapper().readTree(line);
+                        EvalCase c = pending.get(r.path("metadata").path("evalId").asText());
+                        if (c == null) continue;
+                        JsonNode trace = client.getPatiently("/v1/questions/" + r.path("questionId").asText() + "/trace", Duration.ofSeconds(30));
+                        r.put("firstError", firstError(trace));
+                        sink.accept(c, r);
+                        pending.remove(c.id());
+                    }
+                }
+                fetched = lines;
+            }
+            bar.update(missing.size() - pending.size(), missing.size(), "scored (max attempts " + maxAttempts + ")");
+            if (status.path("done").asBoolean() && fetched >= finished) break;
+            interrupt.pause(Duration.ofSeconds(1));
+        }
+        bar.finish();
+    }
+
+    /** The batch an interrupted run submitted, if it holds every question still missing and the gateway knows it. */
+    private static String earlierBatch(GatewayClient client, Path dir, Set<String> missing) throws Exception {
+        Path idFile = dir.resolve("batch-id");
+        Path batch = dir.resolve("batch.jsonl");
+        if (!Files.exists(idFile) || !Files.exists(batch)) return null;
+        Set<String> submitted = new HashSet<>();
+        for (String line : Files.readAllLines(batch)) {
+            if (!line.isBlank()) submitted.add(JsonCodec.mapper().readTree(line).path("clientId").asText());
+        }
+        if (!submitted.containsAll(missing)) return null;
+        String id = Files.readString(idFile).strip();
+        try {
+            client.getPatiently("/v1/batches/" + id, Duration.ofSeconds(60));
+            return id;
+        } catch (Args.UsageException e) {
+            System.err.println("sqloop eval: the earlier batch " + id + " is gone (" + e.getMessage() + "); submitting the missing questions again");
+            return null;
         }
     }
 
@@ -167,22 +407,6 @@ public final class Eval {
         for (var c : registry.find(dev.sqloop.common.metrics.Metrics.QUESTIONS).counters()) {
             long n = Math.round(c.count());
             if (n > 0) out.merge(c.getId().getTag("outcome"), n, Long::sum);
-        }
-        return out;
-    }
-
-    private static List<JsonNode> submit(GatewayClient client, Path batch, Path dir) throws Exception {
-        String batchId = client.submitBatchFile(batch).get("batchId").asText();
-        SubmitCommand.awaitBatch(client, batchId);
-        Path results = dir.resolve("results.jsonl");
-        SubmitCommand.download(client, batchId, results);
-        List<JsonNode> out = new ArrayList<>();
-        for (String line : Files.readAllLines(results)) {
-            if (line.isBlank()) continue;
-            ObjectNode r = (ObjectNode) JsonCodec.mapper().readTree(line);
-            JsonNode trace = client.getPatiently("/v1/questions/" + r.path("questionId").asText() + "/trace", Duration.ofSeconds(30));
-            r.put("firstError", firstError(trace));
-            out.add(r);
         }
         return out;
     }
@@ -202,9 +426,11 @@ public final class Eval {
 
                 Runs DATASET (defog .csv, .jsonl with question + gold_sql, or .yaml cases) through the pipeline once
                 per --max-attempts value and scores every final SQL: VA (executes), EX (same result as the gold, by
-                values), TS (EX also on --ts neighbour copies of each DuckDB datasource with non-key columns shuffled:
-                a query right by luck fails), EM (same normalized statement). Gold and final SQL run read-only, as
-                the executor runs them.
+                values), TS (EX also on --ts neighbour copies of each datasource with non-key columns shuffled: a
+                query right by luck fails), EM (same normalized statement). Gold and final SQL run read-only, as the
+                executor runs them. Neighbours of a DuckDB datasource are files under --out; of a PostgreSQL one,
+                databases <db>_sqloop_ts<i> on its server, made (and remade on each run) by the login
+                SQLOOP_EVAL_TS_USER / SQLOOP_EVAL_TS_PASSWORD (CREATEDB; the datasource's login only reads them).
 
                 options:
                   --max-attempts 1,3       configurations to compare (default 1,3: no retry vs retry)
@@ -215,8 +441,16 @@ public final class Eval {
                   --llm simulated          the simulated oracle LLM (knows the gold; for harness checks and demos)
                   --faults default|none    the simulated oracle's fault mix (default: the demo's)
                   --seed N                 the simulated oracle's seed (default 7)
-                  --ts N                   neighbour databases per DuckDB datasource for TS (default 3; 0 = off)
+                  --llm-latency-ms N       the simulated oracle's time per answer (default 0)
+                  --ts N                   neighbour databases per datasource for TS (default 3; 0 = off)
                   --out DIR                where report.md, report.html (charts), report.json and questions.jsonl go
+                                           (default .sqloop/eval/run-TIMESTAMP); a rerun on the directory of an
+                                           interrupted run resumes it: only what is missing is sent and scored
+                  --resume                 resume the newest run under .sqloop/eval (when --out is not given)
+
+                Ctrl-C stops between two questions and writes a report marked partial from what was scored (every
+                scored question is already in questions.jsonl); rerunning resumes, picking up the questions the
+                pipeline was still working on rather than sending them again. Exit code 130 when interrupted.
                 """;
     }
 }

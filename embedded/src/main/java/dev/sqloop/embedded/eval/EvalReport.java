@@ -40,9 +40,17 @@ public final class EvalReport {
     private final Map<Integer, Double> seconds;
     private final Datasources datasources;
     private final Map<Integer, Map<String, Long>> metricsByOutcome;
+    private final int remaining;
 
     EvalReport(List<EvalCase> cases, List<Integer> configs, List<Eval.Row> rows, Map<Integer, Double> seconds, Datasources datasources,
                Map<Integer, Map<String, Long>> metricsByOutcome) {
+        this(cases, configs, rows, seconds, datasources, metricsByOutcome, 0);
+    }
+
+    /** @param remaining (question, configuration) runs not scored yet: above 0, the report is partial */
+    EvalReport(List<EvalCase> cases, List<Integer> configs, List<Eval.Row> rows, Map<Integer, Double> seconds, Datasources datasources,
+               Map<Integer, Map<String, Long>> metricsByOutcome, int remaining) {
+        this.remaining = remaining;
         this.metricsByOutcome = metricsByOutcome;
         this.cases = cases;
         this.configs = configs;
@@ -53,6 +61,16 @@ public final class EvalReport {
 
     public List<Eval.Row> rows() {
         return rows;
+    }
+
+    /** Question runs not scored yet (an interrupted run's partial report); 0 when complete. */
+    public int remaining() {
+        return remaining;
+    }
+
+    private String partialNote() {
+        return "PARTIAL: interrupted with " + remaining + " of " + cases.size() * configs.size()
+                + " question runs not scored yet; rerun the same command with the same --out to resume.";
     }
 
     public Summary summary(int maxAttempts) {
@@ -101,6 +119,10 @@ public final class EvalReport {
 
     /** The no-retry vs retry table (what the command prints). */
     public String comparison() {
+        return (remaining > 0 ? partialNote() + "\n" : "") + comparisonTable();
+    }
+
+    private String comparisonTable() {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%-28s", "max attempts"));
         for (int m : configs) b.append(String.format(Locale.ROOT, "%12d", m));
@@ -119,6 +141,8 @@ public final class EvalReport {
         line(b, "LLM tokens per question", m -> String.format(Locale.ROOT, "%.0f", summary(m).tokensPerQuestion()));
         line(b, "wall time", m -> String.format(Locale.ROOT, "%.1f s", summary(m).seconds()));
         line(b, "pipeline metrics agree", m -> !metricsByOutcome.containsKey(m) ? "-"
+                // interrupted: the pipeline may have finished questions not scored yet
+                : summary(m).questions() < cases.size() ? "(partial)"
                 : metricsByOutcome.get(m).equals(outcomes(m)) ? "yes" : "NO " + metricsByOutcome.get(m));
         return b.toString();
     }
@@ -131,39 +155,77 @@ public final class EvalReport {
 
     void write(Path dir) throws IOException {
         StringBuilder q = new StringBuilder();
-        for (Eval.Row r : rows) {
-            Map<String, Object> o = new LinkedHashMap<>();
-            o.put("id", r.c().id());
-            o.put("maxAttempts", r.maxAttempts());
-            o.put("datasource", r.c().datasource());
-            o.put("dialect", dialect(r));
-            o.put("category", r.c().category());
-            o.put("question", r.c().question());
-            o.put("status", r.status());
-            o.put("reason", r.reason());
-            o.put("attempts", r.attempts());
-            o.put("firstError", r.firstError());
-            o.put("va", r.score().va());
-            o.put("ex", r.score().ex());
-            o.put("ts", r.score().ts());
-            o.put("em", r.score().em());
-            o.put("note", r.score().note());
-            o.put("sql", r.sql());
-            o.put("gold", r.c().gold());
-            o.put("tokens", r.tokens());
-            q.append(JsonCodec.encodeToString(o)).append('\n');
-        }
-        Files.writeString(dir.resolve("questions.jsonl"), q);
+        for (Eval.Row r : rows) q.append(line(r, datasources)).append('\n');
+        // the resumable record of what was scored: replaced whole, never left half written
+        Path tmp = dir.resolve(Eval.QUESTIONS + ".tmp");
+        Files.writeString(tmp, q);
+        Files.move(tmp, dir.resolve(Eval.QUESTIONS), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
 
         ObjectNode json = JsonCodec.mapper().createObjectNode();
+        json.put("partial", remaining > 0);
+        json.put("remaining", remaining);
         ArrayNode summaries = json.putArray("configurations");
         for (int m : configs) summaries.add(JsonCodec.mapper().valueToTree(summary(m)));
         json.set("exByCategory", JsonCodec.mapper().valueToTree(exBy(r -> r.c().category())));
         json.set("exByDialect", JsonCodec.mapper().valueToTree(exBy(this::dialect)));
         json.set("firstErrors", JsonCodec.mapper().valueToTree(firstErrors()));
+        json.set("pipelineOutcomes", JsonCodec.mapper().valueToTree(metricsByOutcome));
         Files.writeString(dir.resolve("report.json"), json.toPrettyString());
         Files.writeString(dir.resolve("report.md"), markdown());
         Files.writeString(dir.resolve("report.html"), html());
+    }
+
+    /** One scored question as a line of {@code questions.jsonl}. */
+    static String line(Eval.Row r, Datasources datasources) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("id", r.c().id());
+        o.put("maxAttempts", r.maxAttempts());
+        o.put("datasource", r.c().datasource());
+        o.put("dialect", datasources.find(r.c().datasource()).map(d -> d.dialect().wireName()).orElse("unknown"));
+        o.put("category", r.c().category());
+        o.put("question", r.c().question());
+        o.put("status", r.status());
+        o.put("reason", r.reason());
+        o.put("attempts", r.attempts());
+        o.put("firstError", r.firstError());
+        o.put("va", r.score().va());
+        o.put("ex", r.score().ex());
+        o.put("ts", r.score().ts());
+        o.put("em", r.score().em());
+        o.put("note", r.score().note());
+        o.put("sql", r.sql());
+        o.put("gold", r.c().gold());
+        o.put("tokens", r.tokens());
+        return JsonCodec.encodeToString(o);
+    }
+
+    /**
+     * The scored questions an earlier run left in {@code file} (an interrupted run's, to resume it): those of a
+     * question still in the dataset, with the same gold, in a configuration still asked for; the last line of a
+     * question wins, and a torn last line (the run killed mid-write) is ignored.
+     */
+    static List<Eval.Row> readRows(Path file, Map<String, EvalCase> cases, List<Integer> configs) throws IOException {
+        Map<String, Eval.Row> out = new LinkedHashMap<>();
+        if (!Files.exists(file)) return new java.util.ArrayList<>();
+        for (String line : Files.readAllLines(file)) {
+            if (line.isBlank()) continue;
+            com.fasterxml.jackson.databind.JsonNode n;
+            try {
+                n = JsonCodec.mapper().readTree(line);
+            } catch (IOException torn) {
+                continue;
+            }
+            EvalCase c = cases.get(n.path("id").asText());
+            int m = n.path("maxAttempts").asInt();
+            if (c == null || !configs.contains(m) || !c.gold().equals(n.path("gold").asText())) continue;
+            Boolean ts = n.path("ts").isBoolean() ? n.get("ts").asBoolean() : null;
+            out.put(m + "\u0000" + c.id(), new Eval.Row(c, m, n.path("status").asText(), n.path("reason").asText(), n.path("attempts").asInt(),
+                    n.hasNonNull("sql") ? n.get("sql").asText() : null, n.hasNonNull("firstError") ? n.get("firstError").asText() : null,
+                    n.path("tokens").asLong(), new Scorer.Score(n.path("va").asBoolean(), n.path("ex").asBoolean(), ts,
+                    n.path("em").asBoolean(), n.hasNonNull("note") ? n.get("note").asText() : null)));
+        }
+        return new java.util.ArrayList<>(out.values());
     }
 
     /** Questions per configuration that succeeded at attempt 1, 2, … and that failed. */
@@ -188,10 +250,11 @@ public final class EvalReport {
                 + "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
                 + "td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}"
                 + "svg{display:block;margin:0.5em 0 2em}</style></head><body>\n<h1>sqloop eval</h1>\n");
+        if (remaining > 0) b.append("<p><strong>").append(escape(partialNote())).append("</strong></p>\n");
         b.append("<p>").append(cases.size()).append(" questions; max attempts ").append(configs).append(".</p>\n<table><tr><th></th>");
         for (int m : configs) b.append("<th>max ").append(m).append("</th>");
         b.append("</tr>\n");
-        for (String line : comparison().lines().skip(1).toList()) {
+        for (String line : comparisonTable().lines().skip(1).toList()) {
             String label = line.substring(0, Math.min(28, line.length())).strip();
             String[] cells = line.length() > 28 ? line.substring(28).strip().split("\\s{2,}") : new String[0];
             b.append("<tr><td>").append(escape(label)).append("</td>");
@@ -201,6 +264,10 @@ public final class EvalReport {
         b.append("</table>\n");
         List<String> series = configs.stream().map(m -> "max " + m).toList();
         Map<String, double[]> attempts = new LinkedHashMap<>();
+        // attempt 1 … the largest budget, then failed, whichever configuration comes first
+        int most = configs.stream().mapToInt(Integer::intValue).max().orElse(1);
+        for (int a = 1; a <= most; a++) attempts.put("attempt " + a, new double[configs.size()]);
+        attempts.put("failed", new double[configs.size()]);
         successByAttempt().forEach((m, byAttempt) -> byAttempt.forEach((k, v) ->
                 attempts.computeIfAbsent(k, x -> new double[configs.size()])[configs.indexOf(m)] = v));
         b.append(Charts.bars("Questions by the attempt that succeeded", series, attempts, "questions"));
@@ -249,8 +316,9 @@ public final class EvalReport {
 
     String markdown() {
         StringBuilder b = new StringBuilder("# sqloop eval\n\n");
+        if (remaining > 0) b.append("**").append(partialNote()).append("**\n\n");
         b.append(cases.size()).append(" questions; configurations: max attempts ").append(configs).append(".\n\n```\n")
-                .append(comparison()).append("```\n\n");
+                .append(comparisonTable()).append("```\n\n");
         table(b, "EX by query category", exBy(r -> r.c().category()));
         table(b, "EX by dialect", exBy(this::dialect));
         b.append("## First-attempt errors (questions; of which corrected)\n\n| category |");

@@ -38,7 +38,7 @@ class ScorerTest {
     @Test
     void shouldFlagAQueryRightByLuckOnNeighbourDatabases() {
         EvalCase best = gold("SELECT name FROM players ORDER BY score DESC LIMIT 1");
-        try (Scorer scorer = new Scorer(datasources, 3, dir.resolve("ts"))) {
+        try (Scorer scorer = new Scorer(datasources, 3, dir.resolve("ts"), null)) {
             Scorer.Score right = scorer.score(best, "SELECT name FROM players WHERE score = (SELECT max(score) FROM players)");
             Scorer.Score lucky = scorer.score(best, "SELECT name FROM players WHERE id = 3");
             assertTrue(right.ex() && Boolean.TRUE.equals(right.ts()), "a right query is right everywhere: " + right);
