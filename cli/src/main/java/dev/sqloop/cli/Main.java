@@ -46,10 +46,11 @@ public final class Main {
               serve                the whole pipeline in one JVM on your SQLOOP_* configuration (embedded classpath)
               eval DATASET         accuracy of a gold-SQL dataset through the pipeline: VA/EX/TS/EM (embedded classpath)
               broker               a local KRaft Kafka broker for a multi-process dev stack (embedded classpath)
+              chaos                N questions through the services in their own JVMs while workers are SIGKILLed in turn (embedded classpath)
               help                 this text; every command answers --help
               version              sqloop's version
 
-            demo, bench, serve, eval and broker run on the embedded module's classpath (it carries testkit); every other command on
+            demo, bench, serve, eval, broker and chaos run on the embedded module's classpath (it carries testkit); every other command on
             cli's, which has no testkit, embedded broker or simulated LLM.
             """;
 
@@ -128,7 +129,7 @@ public final class Main {
             case "seed" -> seed(Args.forCommand(rest, SEED_USAGE, "datasource"));
             case "examples" -> ExamplesCommand.run(Args.forCommand(rest, ExamplesCommand.USAGE, ExamplesCommand.OPTIONS));
             case "dlq" -> DlqCommand.run(new Args(rest));
-            case "demo", "bench", "serve", "eval", "broker" -> throw new Args.UsageException("'" + command + "' runs on the embedded module's classpath "
+            case "demo", "bench", "serve", "eval", "broker", "chaos" -> throw new Args.UsageException("'" + command + "' runs on the embedded module's classpath "
                     + "(dev.sqloop.embedded.Main): use ./sqloop " + command);
             case "help", "--help", "-h" -> {
                 System.out.print(USAGE);

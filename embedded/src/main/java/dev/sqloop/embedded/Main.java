@@ -31,6 +31,7 @@ public final class Main {
             case "demo" -> Demo.run(Args.forCommand(rest, Demo.USAGE, "serve", "work-dir"));
             case "serve" -> Serve.run(Args.forCommand(rest, Serve.usage(), "data-dir"));
             case "broker" -> Broker.run(Args.forCommand(rest, Broker.USAGE, "data-dir"));
+            case "chaos" -> Chaos.run(Args.forCommand(rest, Chaos.USAGE, "questions", "kill-every", "kinds", "llm-median-ms", "out"));
             case "eval" -> dev.sqloop.embedded.eval.Eval.run(new Args(rest));
             case "bench" -> bench(rest);
             default -> dev.sqloop.cli.Main.run(argv);

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class EmbeddedCommandLineTest {
     @Test
     void demoServeEvalAndBenchAnswerHelp() {
-        for (String command : List.of("demo", "serve", "eval", "bench", "broker")) {
+        for (String command : List.of("demo", "serve", "eval", "bench", "broker", "chaos")) {
             Args.HelpRequested help = assertThrows(Args.HelpRequested.class, () -> Main.run(List.of(command, "--help")), command);
             assertTrue(help.usage().contains("usage: ./sqloop " + command), command + ": " + help.usage());
         }
@@ -19,7 +19,7 @@ class EmbeddedCommandLineTest {
 
     @Test
     void unknownOptionsAndMissingArgumentsAreUsageErrors() {
-        for (List<String> argv : List.of(List.of("serve", "--bogus"), List.of("broker", "--bogus"), List.of("demo", "--bogus", "1"), List.of("eval", "x.csv", "--bogus"),
+        for (List<String> argv : List.of(List.of("serve", "--bogus"), List.of("broker", "--bogus"), List.of("chaos", "--bogus", "1"), List.of("demo", "--bogus", "1"), List.of("eval", "x.csv", "--bogus"),
                 List.of("eval"), List.of("bench", "nothing"))) {
             Args.UsageException e = assertThrows(Args.UsageException.class, () -> Main.run(argv), argv.toString());
             assertTrue(!e.getMessage().isBlank(), argv + ": " + e.getMessage());

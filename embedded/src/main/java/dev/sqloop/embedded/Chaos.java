@@ -1,0 +1,338 @@
+package dev.sqloop.embedded;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.cli.Args;
+import dev.sqloop.cli.GatewayClient;
+import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.KafkaSettings;
+import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.testkit.EmbeddedKafka;
+import dev.sqloop.testkit.Ports;
+import dev.sqloop.testkit.ServiceJvm;
+import dev.sqloop.testkit.engines.DemoWarehouse;
+import dev.sqloop.testkit.llm.Latency;
+import dev.sqloop.testkit.llm.OracleResponder;
+import dev.sqloop.testkit.llm.SimulatedLlm;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * {@code ./sqloop chaos}: the reliability suite's crash test at batch scale. Every service in its own JVM as
+ * {@code ./sqloop run SERVICE} starts it (generate and repair apart), the embedded broker, the simulated LLM with the
+ * demo's fault mix, the DuckDB demo warehouse; N questions (default 10,000) through the gateway while one worker kind
+ * after another is SIGKILLed and restarted at a fixed interval. At the end: every question has exactly one final
+ * result in the results API and attempts within the budget; it prints the kills, the stall after each (until the
+ * killed kind's consumer group commits again, or the gateway answers again), the duplicate final records on
+ * {@code results} and the repeated LLM calls. Exit 0 when nothing was lost, stuck or counted twice; 1 otherwise.
+ */
+final class Chaos {
+    static final String USAGE = """
+            usage: ./sqloop chaos [--questions N] [--kill-every SECONDS] [--kinds K,K…] [--llm-median-ms MS] [--out DIR]
+
+            The real pipeline in seven JVMs (this one: broker, simulated LLM; one per service, as ./sqloop run starts
+            them) under N questions while worker kinds are SIGKILLed and restarted in turn; then checks that every
+            question has exactly one final result and prints kills, stalls, duplicates and repeated LLM calls.
+            options:
+              --questions N        questions (default 10000; the demo's 40, each text made unique)
+              --kill-every S       seconds between kills (default 30)
+              --kinds K,…          kinds to kill in turn (default fewshot,generate,repair,validator,executor,gateway)
+              --llm-median-ms MS   simulated LLM latency, lognormal median (default 100)
+              --out DIR            logs and batch files (default $SQLOOP_HOME/.sqloop/chaos/run-<time>)
+            """;
+    static final int MAX_ATTEMPTS = 3;
+    static final String PREFIX = "chaos";
+    private static final Pattern MANAGEMENT = Pattern.compile("management .* on http://127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern GATEWAY = Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+)");
+
+    /** A worker kind: the service {@code ./sqloop run} starts and the consumer group that carries its work. */
+    record Kind(String name, String service, String group, Map<String, String> extraEnv) {}
+
+    static final List<Kind> KINDS = List.of(
+            new Kind("fewshot", "fewshot", PREFIX + "-retrieve-examples", Map.of()),
+            new Kind("generate", "generator", PREFIX + "-generate", Map.of("SQLOOP_GENERATOR_WORKERS", "generate")),
+            new Kind("repair", "repair", PREFIX + "-repair", Map.of()),
+            new Kind("validator", "validator", PREFIX + "-static-validate", Map.of()),
+            new Kind("executor", "executor", PREFIX + "-execute", Map.of()),
+            new Kind("gateway", "gateway", null, Map.of()));
+
+    /** One kill: when, what was final then, and how long until the kind worked again. */
+    record Kill(String kind, double atSeconds, long finishedAtKill, double stallSeconds) {}
+
+    private Chaos() {}
+
+    static int run(Args args) throws Exception {
+        int questions = args.integer("questions", 10_000);
+        int every = args.integer("kill-every", 30);
+        List<String> kinds = Arrays.stream(args.string("kinds", "fewshot,generate,repair,validator,executor,gateway").split(","))
+                .map(String::strip).filter(s -> !s.isEmpty()).toList();
+        for (String k : kinds) {
+            if (KINDS.stream().noneMatch(x -> x.name().equals(k))) throw new Args.UsageException("--kinds: unknown kind '" + k + "'");
+        }
+        String home = System.getenv("SQLOOP_HOME");
+        Path root = Path.of(home == null || home.isBlank() ? "." : home);
+        Path work = Path.of(args.string("out", root + "/.sqloop/chaos/run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+        Files.createDirectories(work);
+        List<String> classpath = cliClasspath(root);
+        Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
+        DemoBatch demo = DemoBatch.load();
+        Map<String, String> gold = new LinkedHashMap<>();
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < questions; i++) {
+            DemoBatch.Item item = demo.items().get(i % demo.items().size());
+            String text = item.question() + " [chaos " + i + "]"; // unique: LLM requests map to one question each
+            texts.add(text);
+            gold.put(text, item.goldSql());
+        }
+        System.out.printf("sqloop chaos: %d questions, a kill every %d s (%s), out %s%n", questions, every, String.join(", ", kinds), work.toAbsolutePath());
+        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(gold, DemoBatch.faultMix(), "duckdb", 13), 13).recording(false);
+        llm.faults().latency(Latency.lognormal(Duration.ofMillis(args.integer("llm-median-ms", 100)), 0.5));
+        Map<String, ServiceJvm> running = new LinkedHashMap<>();
+        List<ServiceJvm> incarnations = new ArrayList<>();
+        try (EmbeddedKafka broker = EmbeddedKafka.start(); Admin admin = KafkaClients.admin(KafkaSettings.of(broker.bootstrapServers()))) {
+            KafkaClients.ensureTopics(KafkaSettings.of(broker.bootstrapServers()), Topics.ALL, Duration.ofSeconds(60));
+            int gatewayPort = Ports.free();
+            Map<String, String> env = environment(broker.bootstrapServers(), warehouse, llm, work, gatewayPort);
+            try {
+                for (Kind k : KINDS) {
+                    Map<String, String> e = new HashMap<>(env);
+                    e.putAll(k.extraEnv());
+                    ServiceJvm s = ServiceJvm.start(k.name(), classpath, List.of("-Xmx512m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED"),
+                            "dev.sqloop.cli.Main", List.of("run", k.service()), e, work.resolve(k.name() + "-1.log"));
+                    running.put(k.name(), s);
+                    incarnations.add(s);
+                }
+                for (Kind k : KINDS) running.get(k.name()).await(k.group() == null ? GATEWAY : MANAGEMENT, Duration.ofSeconds(180));
+                GatewayClient client = new GatewayClient("http://127.0.0.1:" + gatewayPort, null);
+                awaitReady(gatewayPort);
+                long start = System.nanoTime();
+                List<String> batches = submit(client, texts, work);
+                List<Kill> kills = new ArrayList<>();
+                long nextKill = System.nanoTime() + Duration.ofSeconds(every).toNanos();
+                long finished;
+                while ((finished = finished(client, batches)) < questions) {
+                    if (System.nanoTime() >= nextKill && !kinds.isEmpty()) {
+                        Kind kind = KINDS.stream().filter(k -> k.name().equals(kinds.get(kills.size() % kinds.size()))).findFirst().orElseThrow();
+                        kills.add(kill(kind, running, incarnations, admin, client, batches, work, finished, start));
+                        Kill k = kills.getLast();
+                        System.out.printf("%n  kill %2d: %-9s at %6.1f s, %d/%d final, stall %.1f s%n", kills.size(), k.kind(), k.atSeconds(),
+                                k.finishedAtKill(), questions, k.stallSeconds());
+                        nextKill = System.nanoTime() + Duration.ofSeconds(every).toNanos();
+                    }
+                    System.err.printf("\r  %d/%d final, %.0f s", finished, questions, (System.nanoTime() - start) / 1e9);
+                    Thread.sleep(1000);
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                System.err.println();
+                Thread.sleep(3000); // a redone chain may still be on its way to a second final record
+                return verify(client, batches, broker.bootstrapServers(), llm, questions, seconds, kills);
+            } finally {
+                for (ServiceJvm s : running.values()) s.close();
+                llm.close();
+            }
+        }
+    }
+
+    /** Until the gateway's {@code /ready} answers 200: its Streams view is running, so submissions are seen. */
+    private static void awaitReady(int port) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                int status = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/ready")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+                if (status == 200) return;
+            } catch (java.io.IOException notYet) {
+                // starting
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the gateway was not ready within 3 minutes");
+    }
+
+    private static Map<String, String> environment(String bootstrap, Path warehouse, SimulatedLlm llm, Path work, int gatewayPort) {
+        Map<String, String> env = new HashMap<>();
+        env.put("SQLOOP_BOOTSTRAP_SERVERS", bootstrap);
+        env.put("SQLOOP_MANAGEMENT_HOST", "127.0.0.1");
+        env.put("SQLOOP_MANAGEMENT_PORT", "0");
+        env.put("SQLOOP_GROUP_PREFIX", PREFIX);
+        env.put("SQLOOP_MAX_ATTEMPTS", Integer.toString(MAX_ATTEMPTS));
+        env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
+        env.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
+        env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
+        env.put("SQLOOP_LLM_MODEL", "simulated");
+        env.put("SQLOOP_LLM_MAX_CONCURRENCY", "64");
+        env.put("SQLOOP_FEWSHOT_SHORTCUT_EXACT", "false");
+        env.put("SQLOOP_FEWSHOT_LUCENE_PATH", work.resolve("examples").toString());
+        env.put("SQLOOP_GATEWAY_HOST", "127.0.0.1");
+        env.put("SQLOOP_GATEWAY_PORT", Integer.toString(gatewayPort));
+        env.put("SQLOOP_GATEWAY_STATE_DIR", work.resolve("gateway-state").toString());
+        env.put("SQLOOP_GATEWAY_APPLICATION_ID", PREFIX + "-gateway");
+        return env;
+    }
+
+    private static List<String> submit(GatewayClient client, List<String> texts, Path work) throws Exception {
+        List<String> batches = new ArrayList<>();
+        int chunk = 10_000;
+        for (int from = 0; from < texts.size(); from += chunk) {
+            Path file = work.resolve("batch-" + from + ".jsonl");
+            try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+                for (int i = from; i < Math.min(texts.size(), from + chunk); i++) {
+                    w.write(JsonCodec.encodeToString(Map.of("question", texts.get(i), "datasource", "demo", "clientId", "chaos-" + i)));
+                    w.write('\n');
+                }
+            }
+            batches.add(client.submitBatchFile(file).get("batchId").asText());
+        }
+        return batches;
+    }
+
+    private static long finished(GatewayClient client, List<String> batches) throws Exception {
+        long n = 0;
+        for (String b : batches) n += client.getPatiently("/v1/batches/" + b, Duration.ofMinutes(2)).get("finished").asLong();
+        return n;
+    }
+
+    private static Kill kill(Kind kind, Map<String, ServiceJvm> running, List<ServiceJvm> incarnations, Admin admin, GatewayClient client,
+                             List<String> batches, Path work, long finishedAtKill, long start) throws Exception {
+        ServiceJvm victim = running.get(kind.name());
+        long killed = System.nanoTime();
+        victim.kill9();
+        long committedAtKill = kind.group() == null ? 0 : committed(admin, kind.group());
+        ServiceJvm next = victim.restart(work.resolve(kind.name() + "-" + (incarnations.stream().filter(s -> s.name().equals(kind.name())).count() + 1) + ".log"));
+        running.put(kind.name(), next);
+        incarnations.add(next);
+        long deadline = killed + Duration.ofMinutes(3).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (kind.group() != null) {
+                if (committed(admin, kind.group()) > committedAtKill) break;
+                if (finished(client, batches) >= totalOf(client, batches)) break; // nothing left for it to do
+            } else {
+                try {
+                    if (finished(client, batches) >= finishedAtKill) break;
+                } catch (Exception restarting) {
+                    // 503 while rebalancing, 404 while restoring its state, refused while starting
+                }
+            }
+            Thread.sleep(100);
+        }
+        return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, (System.nanoTime() - killed) / 1e9);
+    }
+
+    private static long totalOf(GatewayClient client, List<String> batches) throws Exception {
+        long n = 0;
+        for (String b : batches) n += client.getPatiently("/v1/batches/" + b, Duration.ofMinutes(2)).get("total").asLong();
+        return n;
+    }
+
+    private static int verify(GatewayClient client, List<String> batches, String bootstrap, SimulatedLlm llm, int questions,
+                              double seconds, List<Kill> kills) throws Exception {
+        Map<String, Integer> finalsOnTopic = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : readAll(bootstrap, Topics.RESULTS.name())) {
+            if (r.value() != null) finalsOnTopic.merge(new String(r.key(), StandardCharsets.UTF_8), 1, Integer::sum);
+        }
+        Set<String> seen = new HashSet<>();
+        long attempts = 0;
+        int twiceInApi = 0;
+        int overBudget = 0;
+        Map<String, Integer> reasons = new TreeMap<>();
+        for (String b : batches) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(client.stream("/v1/batches/" + b + "/results"), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    if (line.isBlank()) continue;
+                    JsonNode n = JsonCodec.mapper().readTree(line);
+                    if (!seen.add(n.get("questionId").asText())) twiceInApi++;
+                    int a = n.get("attempts").asInt();
+                    if (a < 1 || a > MAX_ATTEMPTS) overBudget++;
+                    attempts += a;
+                    reasons.merge(n.get("reason").asText(), 1, Integer::sum);
+                }
+            }
+        }
+        int duplicates = seen.stream().mapToInt(id -> finalsOnTopic.getOrDefault(id, 0) - 1).filter(d -> d > 0).sum();
+        int missingOnTopic = (int) seen.stream().filter(id -> !finalsOnTopic.containsKey(id)).count();
+        long calls = llm.stats().calls();
+        int lost = questions - seen.size();
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%nsqloop chaos: %d questions in %.1f s (%.1f questions/s) with %d kills%n", questions, seconds,
+                questions / seconds, kills.size()));
+        b.append(String.format(Locale.ROOT, "  final in the API          %d (lost %d, counted twice %d, attempts outside 1..%d: %d)%n",
+                seen.size(), lost, twiceInApi, MAX_ATTEMPTS, overBudget));
+        b.append(String.format(Locale.ROOT, "  outcomes                  %s%n", reasons));
+        b.append(String.format(Locale.ROOT, "  duplicate final records   %d on results (%.2f %% of questions)%n", duplicates, 100.0 * duplicates / questions));
+        b.append(String.format(Locale.ROOT, "  LLM calls                 %d for %d attempts: %d repeated (%.2f %%)%n", calls, attempts,
+                calls - attempts, 100.0 * (calls - attempts) / Math.max(1, attempts)));
+        Map<String, List<Double>> stalls = new TreeMap<>();
+        kills.forEach(k -> stalls.computeIfAbsent(k.kind(), x -> new ArrayList<>()).add(k.stallSeconds()));
+        stalls.forEach((kind, s) -> b.append(String.format(Locale.ROOT, "  %-9s killed %2d×, stall mean %.1f s, max %.1f s%n", kind, s.size(),
+                s.stream().mapToDouble(Double::doubleValue).average().orElse(0), s.stream().mapToDouble(Double::doubleValue).max().orElse(0))));
+        System.out.print(b);
+        boolean ok = lost == 0 && twiceInApi == 0 && overBudget == 0 && missingOnTopic == 0;
+        System.out.println(ok ? "OK: every question has exactly one final result" : "FAILED: see above");
+        return ok ? 0 : 1;
+    }
+
+    /** The committed offsets of {@code group}, summed over its partitions. */
+    static long committed(Admin admin, String group) throws Exception {
+        long sum = 0;
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().entrySet()) {
+            if (e.getValue() != null) sum += e.getValue().offset();
+        }
+        return sum;
+    }
+
+    static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (parts.stream().anyMatch(p -> c.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    /** cli's classes and runtime classpath under the checkout, as the launcher runs services. */
+    private static List<String> cliClasspath(Path root) throws Exception {
+        Path cp = root.resolve("cli/target/classpath.txt");
+        if (!Files.isRegularFile(cp)) throw new IllegalStateException(cp + " missing: run through ./sqloop, which builds it");
+        List<String> entries = new ArrayList<>();
+        entries.add(root.resolve("cli/target/classes").toString());
+        entries.addAll(Arrays.asList(Files.readString(cp).strip().split(File.pathSeparator)));
+        return entries;
+    }
+}
