@@ -36,12 +36,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * {@code ./sqloop chaos}: the reliability suite's crash test at batch scale. Every service in its own JVM as
@@ -254,7 +251,7 @@ final class Chaos {
     private static int verify(GatewayClient client, List<String> batches, String bootstrap, SimulatedLlm llm, int questions,
                               double seconds, List<Kill> kills) throws Exception {
         Map<String, Integer> finalsOnTopic = new HashMap<>();
-        for (ConsumerRecord<byte[], byte[]> r : readAll(bootstrap, Topics.RESULTS.name())) {
+        for (ConsumerRecord<byte[], byte[]> r : dev.sqloop.testkit.TopicDump.readAll(bootstrap, Topics.RESULTS.name(), Duration.ofMinutes(2))) {
             if (r.value() != null) finalsOnTopic.merge(new String(r.key(), StandardCharsets.UTF_8), 1, Integer::sum);
         }
         Set<String> seen = new HashSet<>();
@@ -305,25 +302,6 @@ final class Chaos {
             if (e.getValue() != null) sum += e.getValue().offset();
         }
         return sum;
-    }
-
-    static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = c.endOffsets(parts);
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (parts.stream().anyMatch(p -> c.position(p) < end.get(p)) && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        return out;
     }
 
     /** cli's classes and runtime classpath under the checkout, as the launcher runs services. */

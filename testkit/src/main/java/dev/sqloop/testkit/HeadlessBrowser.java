@@ -69,10 +69,8 @@ public final class HeadlessBrowser {
     public static synchronized Path binary() throws IOException {
         Path found = installed();
         if (found != null) return found;
-        if (!"root".equals(System.getProperty("user.name"))) throw new IOException("no chromium installed and not root to install it");
         LOG.info("installing chromium from Debian packages (~290 MB)");
-        exec(List.of("apt-get", "update"), Duration.ofMinutes(5));
-        exec(List.of("apt-get", "install", "-y", "--no-install-recommends", "chromium"), Duration.ofMinutes(15));
+        Apt.install("chromium", Duration.ofMinutes(15));
         found = installed();
         if (found == null) throw new IOException("chromium installed but no binary found in " + CANDIDATES);
         return found;
@@ -80,18 +78,5 @@ public final class HeadlessBrowser {
 
     private static Path installed() {
         return CANDIDATES.stream().filter(Files::isExecutable).findFirst().orElse(null);
-    }
-
-    private static void exec(List<String> cmd, Duration limit) throws IOException {
-        try {
-            Process p = new ProcessBuilder(cmd).inheritIO().start();
-            if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                throw new IOException("failed: " + cmd);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: " + cmd, e);
-        }
     }
 }

@@ -43,13 +43,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -282,6 +279,10 @@ class PipelineCrashIT {
         return new Run(run, batchId, textById, finishedAtKill, lagAtKill, stall, restart);
     }
 
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
+        return dev.sqloop.testkit.TopicDump.readAll(bootstrap, topic, Duration.ofSeconds(30));
+    }
+
     private void verify(GatewayClient client, String bootstrap, SimulatedLlm llm, List<Run> runs) throws Exception {
         Map<String, List<byte[]>> resultsByQuestion = new HashMap<>();
         List<byte[]> scanned = new ArrayList<>();
@@ -408,24 +409,6 @@ class PipelineCrashIT {
 
     private static long sum(Map<String, Long> offsets) {
         return offsets.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    private static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = c.endOffsets(parts);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (parts.stream().anyMatch(p -> c.position(p) < end.get(p)) && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        return out;
     }
 
     /** Seconds from the start of {@code s} until it logs {@code line} (its management or API port: the JVM is up). */

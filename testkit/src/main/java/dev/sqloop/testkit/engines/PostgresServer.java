@@ -184,10 +184,8 @@ public final class PostgresServer implements AutoCloseable {
     static synchronized Path binDir() throws IOException {
         Path found = newestBin();
         if (found != null) return found;
-        if (!isRoot()) throw new IOException("no PostgreSQL under /usr/lib/postgresql and not root to install it");
         LOG.info("installing PostgreSQL from Debian packages");
-        exec(List.of("apt-get", "update"), Duration.ofMinutes(5));
-        exec(List.of("apt-get", "install", "-y", "--no-install-recommends", "postgresql"), Duration.ofMinutes(10));
+        dev.sqloop.testkit.Apt.install("postgresql", Duration.ofMinutes(10));
         found = newestBin();
         if (found == null) throw new IOException("postgresql installed but no initdb found");
         return found;
@@ -206,19 +204,6 @@ public final class PostgresServer implements AutoCloseable {
                         }
                     }))
                     .map(v -> v.resolve("bin")).orElse(null);
-        }
-    }
-
-    private static void exec(List<String> cmd, Duration limit) throws IOException {
-        try {
-            Process p = new ProcessBuilder(cmd).inheritIO().start();
-            if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                throw new IOException("failed: " + cmd);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: " + cmd, e);
         }
     }
 

@@ -1,0 +1,31 @@
+package dev.sqloop.testkit;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Installs a Debian package for a test that needs a program the machine lacks (PostgreSQL, Chromium). */
+public final class Apt {
+    private Apt() {}
+
+    /** {@code apt-get update}, then {@code apt-get install --no-install-recommends pkg}, within {@code limit}; root only. */
+    public static synchronized void install(String pkg, Duration limit) throws IOException {
+        if (!"root".equals(System.getProperty("user.name"))) throw new IOException("no " + pkg + " installed and not root to install it");
+        exec(List.of("apt-get", "update"), Duration.ofMinutes(5));
+        exec(List.of("apt-get", "install", "-y", "--no-install-recommends", pkg), limit);
+    }
+
+    private static void exec(List<String> cmd, Duration limit) throws IOException {
+        try {
+            Process p = new ProcessBuilder(cmd).inheritIO().start();
+            if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IOException("failed: " + cmd);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted: " + cmd, e);
+        }
+    }
+}
