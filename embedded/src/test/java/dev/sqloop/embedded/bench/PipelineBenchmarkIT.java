@@ -24,8 +24,8 @@ class PipelineBenchmarkIT {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
-            assertEquals(0, PipelineBenchmark.run(new Args(List.of("--questions", "80", "--regime", "llm", "--llm-median-ms", "50",
-                    "--concurrency", "8", "--agent", "4", "--out", out.toString()))));
+            assertEquals(0, PipelineBenchmark.run(new Args(List.of("--questions", "40", "--regime", "llm", "--llm-median-ms", "50",
+                    "--concurrency", "8", "--agent", "2", "--out", out.toString()))));
         } finally {
             System.setOut(stdout);
         }
@@ -34,7 +34,7 @@ class PipelineBenchmarkIT {
         Matcher outcomes = Pattern.compile("outcomes +\\{(.*)}").matcher(text);
         assertTrue(outcomes.find(), text);
         int total = Pattern.compile("=(\\d+)").matcher(outcomes.group(1)).results().mapToInt(m -> Integer.parseInt(m.group(1))).sum();
-        assertEquals(80, total, "every question final, each counted once");
+        assertEquals(40, total, "every question final, each counted once");
         for (String figure : List.of("LLM-bound limit", "CPU-bound limit", "questions/s per core", "generate ", "static-validate",
                 "kafka broker", "= sqloop itself", "pipeline overhead", "sequential agent", "speed-up")) {
             assertTrue(text.contains(figure), figure + " missing:\n" + text);
