@@ -54,6 +54,10 @@ public final class LuceneExampleStore implements ExampleStore {
     private final FSDirectory directory;
     private final IndexWriter writer;
     private final SearcherManager searchers;
+    private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.locks.ReentrantLock commitLock = new java.util.concurrent.locks.ReentrantLock();
+    /** Writes covered by a commit so far (guarded by {@link #commitLock}). */
+    private long durable;
 
     private LuceneExampleStore(Path dir) throws IOException {
         this.directory = FSDirectory.open(dir);
@@ -264,11 +268,27 @@ public final class LuceneExampleStore implements ExampleStore {
         T run(IndexSearcher searcher) throws IOException;
     }
 
+    /**
+     * The change, then a commit that covers it before returning (durable, and visible to searches). Commits are
+     * shared: a write that finds another committing waits for it, and the next committer covers every write finished
+     * by then, so concurrent captures cost one commit — each commit writes a segment that later merges re-index
+     * (HNSW included), which made a commit per capture the largest CPU cost of capture in bench pipeline.
+     */
     private void write(IndexWork work) {
         try {
             work.run();
-            writer.commit();
-            searchers.maybeRefreshBlocking();
+            long mine = writes.incrementAndGet();
+            commitLock.lock();
+            try {
+                if (durable < mine) {
+                    long upTo = writes.get(); // every write counted here has finished: the commit includes it
+                    writer.commit();
+                    searchers.maybeRefreshBlocking();
+                    durable = upTo;
+                }
+            } finally {
+                commitLock.unlock();
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("example store write failed", e);
         }

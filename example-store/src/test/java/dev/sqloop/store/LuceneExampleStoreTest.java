@@ -43,4 +43,31 @@ class LuceneExampleStoreTest extends ExampleStoreContract {
         restart();
         assertTrue(store.isMarkedWrong("shop", "which products sell best"));
     }
+
+    /**
+     * Writes share commits under concurrency, and still each is committed before it returns: what the committed index on
+     * disk holds (read without the writer, as after a crash) is every write that returned.
+     */
+    @Test
+    void shouldHaveEveryReturnedWriteOnDiskWhenConcurrentWritesShareCommits() throws Exception {
+        int threads = 16;
+        int each = 15;
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        store.upsert(example("shop", "question " + thread + "-" + i, "SELECT " + i), randomVector(thread * 100L + i));
+                    }
+                    return null;
+                }));
+            }
+            for (var f : done) f.get();
+        }
+        try (var reader = org.apache.lucene.index.DirectoryReader.open(org.apache.lucene.store.FSDirectory.open(dir))) {
+            assertEquals(threads * each, reader.numDocs(), "every returned write is in the committed index");
+        }
+        assertEquals(threads * each, store.count());
+    }
 }

@@ -56,11 +56,15 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
         // the gateway resolved it; a task from an older producer may still name it in its metadata
         String dialect = task.dialect() != null ? task.dialect().wireName() : task.metadata().getOrDefault(DIALECT, config.defaultDialect());
         // the tenant's own curated example, or a shared one (always curated), is kept: the capture would add nothing
-        boolean curated = store.find(task.datasource(), task.question(), owner).map(e -> !StoredExample.AUTO.equals(e.source())).orElse(false)
+        Optional<StoredExample> own = store.find(task.datasource(), task.question(), owner);
+        boolean curated = own.map(e -> !StoredExample.AUTO.equals(e.source())).orElse(false)
                 || store.find(task.datasource(), task.question()).isPresent();
+        // the same answer captured before: no embedding, no index write, no event (a batch repeats its questions)
+        boolean known = own.map(e -> StoredExample.AUTO.equals(e.source()) && e.sql().equals(task.sql()) && java.util.Objects.equals(e.dialect(), dialect))
+                .orElse(false);
         StoredExample captured = new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,
                 clock.instant(), owner, null, List.of(), false);
-        if (!curated) {
+        if (!curated && !known) {
             store.upsert(captured, embedder.embed(task.question()));
             metrics.capture();
         }
@@ -69,7 +73,8 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
         error.ifPresent(e -> store.upsertFix(new ErrorFix(task.datasource(), e[1], e[0], task.previousSql(), task.sql(),
                 dialect, task.question(), clock.instant()), embedder.embed(e[1])));
         String what = error.isPresent() ? " with error-fix pair" : "";
-        return curated ? Outcome.drop("curated example kept" + what) : ExampleTopic.published("captured", captured);
+        if (curated) return Outcome.drop("curated example kept" + what);
+        return known ? Outcome.drop("already captured" + what) : ExampleTopic.published("captured", captured);
     }
 
     /** {category, error text} of the attempt before the successful one: the issues the repair was made for. */

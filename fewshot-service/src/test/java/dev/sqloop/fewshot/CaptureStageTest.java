@@ -9,6 +9,7 @@ import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.store.Embedder;
@@ -92,6 +93,28 @@ class CaptureStageTest {
             assertEquals("SELECT 'tenant-b'", store.find("shop", "Which region has the most suppliers?", "tenant-b").orElseThrow().sql());
             assertFalse(store.find("shop", "Which region has the most suppliers?", "tenant-a").orElseThrow().shared());
             assertTrue(store.find("shop", "Which region has the most suppliers?").isEmpty(), "a capture is never shared");
+        }
+    }
+
+    @Test
+    void shouldNotWriteTheSameCaptureAgainButTakeANewAnswer() {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
+            CaptureStage capture = new CaptureStage(TestModel.embedder(), store, FewshotConfig.defaults(), metrics, Clock.systemUTC());
+            String q = "How many orders shipped late?";
+            Execution rows = new Execution(List.of("c"), List.of("INTEGER"), 1, List.of(), 1);
+            QuestionTask first = QuestionTask.create("q-1", "t", "shop", q, 3, Instant.now()).withSql("SELECT count(*) FROM orders", null)
+                    .withExecution(rows);
+            assertTrue(capture.process(first) instanceof Outcome.Send, "captured and published");
+            QuestionTask again = QuestionTask.create("q-2", "t", "shop", q, 3, Instant.now()).withSql("SELECT count(*) FROM orders", null)
+                    .withExecution(rows);
+            assertEquals(Outcome.drop("already captured"), capture.process(again), "the same answer again: nothing to write or publish");
+            assertEquals(1.0, captures());
+            QuestionTask changed = QuestionTask.create("q-3", "t", "shop", q, 3, Instant.now())
+                    .withSql("SELECT count(*) FROM orders WHERE late", null).withExecution(rows);
+            assertTrue(capture.process(changed) instanceof Outcome.Send, "a different answer replaces the capture");
+            assertEquals(2.0, captures());
+            assertEquals("SELECT count(*) FROM orders WHERE late", store.find("shop", q, "t").orElseThrow().sql());
+            assertEquals(1, store.count());
         }
     }
 }
