@@ -242,9 +242,13 @@ public final class PipelineBenchmark {
                 meanE2e, llmPerQuestion, enginePerQuestion, overhead, meanE2e == 0 ? 0 : 100 * overhead / meanE2e));
         b.append(String.format(Locale.ROOT, "  heap                    peak used %d MiB; old gen after GC: first quarter %d MiB, last quarter %d MiB%n",
                 timeline.peakHeap() >> 20, timeline.oldGenAfterGc(0) >> 20, timeline.oldGenAfterGc(3) >> 20));
-        b.append(String.format(Locale.ROOT, "  sequential agent        %d questions in %.1f s = %.2f questions/s (%.2f average attempts, %d succeeded); pipeline speed-up %.1f×%n",
-                agent.questions(), agent.seconds(), agent.questions() / agent.seconds(), agent.averageAttempts(), agent.succeeded(),
-                throughput / (agent.questions() / agent.seconds())));
+        if (agent.questions() == 0) {
+            b.append("  sequential agent        not run (--agent 0)\n");
+        } else {
+            b.append(String.format(Locale.ROOT, "  sequential agent        %d questions in %.1f s = %.2f questions/s (%.2f average attempts, %d succeeded); pipeline speed-up %.1f×%n",
+                    agent.questions(), agent.seconds(), agent.questions() / agent.seconds(), agent.averageAttempts(), agent.succeeded(),
+                    throughput / (agent.questions() / agent.seconds())));
+        }
         b.append("  timeline                ").append(work.resolve("timeline.html").toAbsolutePath()).append('\n');
         return new Report(s, throughput, p50, p95, p99, r.byAttempts(), b.toString());
     }
