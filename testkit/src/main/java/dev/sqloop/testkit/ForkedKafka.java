@@ -13,13 +13,13 @@ import java.util.Properties;
  * kill the broker with SIGKILL or need it to outlive the test's clients.
  */
 public final class ForkedKafka implements KafkaBroker {
-    private volatile ForkedJvm jvm;
+    private volatile ServiceJvm jvm;
     private final String bootstrap;
     private final Path dir;
     private final int brokerPort;
     private int restarts;
 
-    private ForkedKafka(ForkedJvm jvm, String bootstrap, Path dir, int brokerPort) {
+    private ForkedKafka(ServiceJvm jvm, String bootstrap, Path dir, int brokerPort) {
         this.jvm = jvm;
         this.bootstrap = bootstrap;
         this.dir = dir;
@@ -34,7 +34,7 @@ public final class ForkedKafka implements KafkaBroker {
             Properties props = BrokerConfig.singleNode(dir.resolve("data"), brokerPort, controllerPort);
             Path file = BrokerConfig.write(props, dir.resolve("server.properties"));
             EmbeddedKafka.format(file);
-            ForkedJvm jvm = launch(dir, "broker.log");
+            ServiceJvm jvm = launch(dir, "broker.log");
             EmbeddedKafka.awaitPort(brokerPort, Duration.ofSeconds(90));
             return new ForkedKafka(jvm, "127.0.0.1:" + brokerPort, dir, brokerPort);
         } catch (IOException e) {
@@ -42,8 +42,8 @@ public final class ForkedKafka implements KafkaBroker {
         }
     }
 
-    private static ForkedJvm launch(Path dir, String log) throws IOException {
-        return ForkedJvm.start("kafka.Kafka", List.of("-Xmx512m", "-XX:+UseSerialGC"),
+    private static ServiceJvm launch(Path dir, String log) throws IOException {
+        return ServiceJvm.fork("kafka.Kafka", List.of("-Xmx512m", "-XX:+UseSerialGC"),
                 List.of(dir.resolve("server.properties").toString()), dir.resolve(log));
     }
 
@@ -67,7 +67,7 @@ public final class ForkedKafka implements KafkaBroker {
         return bootstrap;
     }
 
-    public ForkedJvm process() {
+    public ServiceJvm process() {
         return jvm;
     }
 

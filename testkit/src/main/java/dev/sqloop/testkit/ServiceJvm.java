@@ -51,6 +51,18 @@ public final class ServiceJvm implements AutoCloseable {
         return new ServiceJvm(name, cmd, env, logFile);
     }
 
+    /**
+     * {@code mainClass} on this JVM's own classpath and with its own {@code SQLOOP_*} environment (a broker, or a test's
+     * worker), logging to {@code logFile}: for a process a test kills with SIGKILL, which no in-process object can simulate.
+     */
+    public static ServiceJvm fork(String mainClass, List<String> jvmArgs, List<String> args, Path logFile) throws IOException {
+        Map<String, String> env = new java.util.HashMap<>();
+        System.getenv().forEach((k, v) -> {
+            if (k.startsWith("SQLOOP_")) env.put(k, v);
+        });
+        return start(mainClass, List.of(System.getProperty("java.class.path")), jvmArgs, mainClass, args, env, logFile);
+    }
+
     /** The same command and environment again, logging to {@code logFile} (the old process must be gone). */
     public ServiceJvm restart(Path logFile) throws IOException {
         if (process.isAlive()) throw new IllegalStateException(name + " is still running");

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.testkit.EmbeddedKafka;
-import dev.sqloop.testkit.ForkedJvm;
+import dev.sqloop.testkit.ServiceJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +26,7 @@ class WorkerCrashIT {
             kafka.sendProbes("crash-in", total);
             List<String> args = List.of(broker.bootstrapServers(), "crash-in", "crash-out", "crash-group", "50", "32");
 
-            ForkedJvm first = ForkedJvm.start(PassThroughWorkerMain.class.getName(), List.of("-Xmx256m"), args, logs.resolve("first.log"));
+            ServiceJvm first = ServiceJvm.fork(PassThroughWorkerMain.class.getName(), List.of("-Xmx256m"), args, logs.resolve("first.log"));
             try {
                 List<ConsumerRecord<byte[], byte[]>> before = kafka.readUntil("crash-out", Duration.ofSeconds(90),
                         l -> KafkaTestSupport.distinctKeys(l).size() >= total / 5);
@@ -36,7 +36,7 @@ class WorkerCrashIT {
                 first.kill9();
             }
 
-            try (ForkedJvm second = ForkedJvm.start(PassThroughWorkerMain.class.getName(), List.of("-Xmx256m"), args,
+            try (ServiceJvm second = ServiceJvm.fork(PassThroughWorkerMain.class.getName(), List.of("-Xmx256m"), args,
                     logs.resolve("second.log"))) {
                 List<ConsumerRecord<byte[], byte[]>> after = kafka.readUntil("crash-out", Duration.ofSeconds(120),
                         l -> KafkaTestSupport.distinctKeys(l).size() >= total);
