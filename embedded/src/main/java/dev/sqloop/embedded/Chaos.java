@@ -49,7 +49,7 @@ import org.apache.kafka.common.TopicPartition;
  * killed kind's consumer group commits again, or the gateway answers again), the duplicate final records on
  * {@code results} and the repeated LLM calls. Exit 0 when nothing was lost, stuck or counted twice; 1 otherwise.
  */
-final class Chaos {
+public final class Chaos {
     static final String USAGE = """
             usage: ./sqloop chaos [--questions N] [--kill-every SECONDS] [--kinds K,K…] [--llm-median-ms MS] [--out DIR]
 
@@ -68,16 +68,24 @@ final class Chaos {
     private static final Pattern MANAGEMENT = Pattern.compile("management .* on http://127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern GATEWAY = Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+)");
 
-    /** A worker kind: the service {@code ./sqloop run} starts and the consumer group that carries its work. */
-    record Kind(String name, String service, String group, Map<String, String> extraEnv) {}
+    /** A worker kind: the service {@code ./sqloop run} starts and the consumer group that carries its work (none: the gateway). */
+    public record Kind(String name, String service, String group, Map<String, String> extraEnv) {}
 
-    static final List<Kind> KINDS = List.of(
-            new Kind("fewshot", "fewshot", PREFIX + "-retrieve-examples", Map.of()),
-            new Kind("generate", "generator", PREFIX + "-generate", Map.of("SQLOOP_GENERATOR_WORKERS", "generate")),
-            new Kind("repair", "repair", PREFIX + "-repair", Map.of()),
-            new Kind("validator", "validator", PREFIX + "-static-validate", Map.of()),
-            new Kind("executor", "executor", PREFIX + "-execute", Map.of()),
-            new Kind("gateway", "gateway", null, Map.of()));
+    /**
+     * The six kinds a crash test kills, generate and repair as two processes, with their groups under
+     * {@code SQLOOP_GROUP_PREFIX=groupPrefix}; also what {@code PipelineCrashIT} runs.
+     */
+    public static List<Kind> kinds(String groupPrefix) {
+        return List.of(
+                new Kind("fewshot", "fewshot", groupPrefix + "-retrieve-examples", Map.of()),
+                new Kind("generate", "generator", groupPrefix + "-generate", Map.of("SQLOOP_GENERATOR_WORKERS", "generate")),
+                new Kind("repair", "repair", groupPrefix + "-repair", Map.of()),
+                new Kind("validator", "validator", groupPrefix + "-static-validate", Map.of()),
+                new Kind("executor", "executor", groupPrefix + "-execute", Map.of()),
+                new Kind("gateway", "gateway", null, Map.of()));
+    }
+
+    static final List<Kind> KINDS = kinds(PREFIX);
 
     /** One kill: when, what was final then, and how long until the kind worked again. */
     record Kill(String kind, double atSeconds, long finishedAtKill, double stallSeconds) {}
@@ -221,21 +229,22 @@ final class Chaos {
         ServiceJvm victim = running.get(kind.name());
         long killed = System.nanoTime();
         victim.kill9();
-        long committedAtKill = kind.group() == null ? 0 : committed(admin, kind.group());
-        if (kind.group() != null && backlog(admin, kind.group()) == 0) {
-            // nothing left on its topic: there is no work whose resumption could be timed
-            ServiceJvm idle = victim.restart(work.resolve(kind.name() + "-" + (incarnations.stream().filter(s -> s.name().equals(kind.name())).count() + 1) + ".log"));
-            running.put(kind.name(), idle);
-            incarnations.add(idle);
-            return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, Double.NaN);
-        }
-        ServiceJvm next = victim.restart(work.resolve(kind.name() + "-" + (incarnations.stream().filter(s -> s.name().equals(kind.name())).count() + 1) + ".log"));
+        Map<TopicPartition, OffsetAndMetadata> atKill = kind.group() == null ? Map.of() : offsets(admin, kind.group());
+        long committedAtKill = sum(atKill);
+        // a group that has committed nothing yet has not started: its backlog is all still to come, so it is timed
+        boolean drained = kind.group() != null && !atKill.isEmpty() && backlog(admin, atKill) == 0;
+        long incarnation = incarnations.stream().filter(s -> s.name().equals(kind.name())).count() + 1;
+        ServiceJvm next = victim.restart(work.resolve(kind.name() + "-" + incarnation + ".log"));
         running.put(kind.name(), next);
         incarnations.add(next);
+        if (drained) {
+            // nothing left on its topic: there is no work whose resumption could be timed
+            return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, Double.NaN);
+        }
         long deadline = killed + Duration.ofMinutes(3).toNanos();
         while (System.nanoTime() < deadline) {
             if (kind.group() != null) {
-                if (committed(admin, kind.group()) > committedAtKill) break;
+                if (sum(offsets(admin, kind.group())) > committedAtKill) break;
             } else {
                 try {
                     if (finished(client, batches) >= finishedAtKill) break;
@@ -246,19 +255,6 @@ final class Chaos {
             Thread.sleep(100);
         }
         return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, (System.nanoTime() - killed) / 1e9);
-    }
-
-    /** Records on the group's topics not yet committed by it. */
-    static long backlog(Admin admin, String group) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-        committed.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
-        long backlog = 0;
-        for (var e : admin.listOffsets(latest).all().get().entrySet()) {
-            OffsetAndMetadata c = committed.get(e.getKey());
-            backlog += e.getValue().offset() - (c == null ? 0 : c.offset());
-        }
-        return backlog;
     }
 
     private static int verify(GatewayClient client, List<String> batches, String bootstrap, SimulatedLlm llm, int questions,
@@ -311,13 +307,26 @@ final class Chaos {
         return ok ? 0 : 1;
     }
 
-    /** The committed offsets of {@code group}, summed over its partitions. */
-    static long committed(Admin admin, String group) throws Exception {
-        long sum = 0;
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().entrySet()) {
-            if (e.getValue() != null) sum += e.getValue().offset();
-        }
-        return sum;
+    /** The group's committed offset per partition. */
+    static Map<TopicPartition, OffsetAndMetadata> offsets(Admin admin, String group) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().forEach((tp, o) -> {
+            if (o != null) out.put(tp, o);
+        });
+        return out;
+    }
+
+    static long sum(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return offsets.values().stream().mapToLong(OffsetAndMetadata::offset).sum();
+    }
+
+    /** Records on the partitions of {@code committed} not yet committed. */
+    static long backlog(Admin admin, Map<TopicPartition, OffsetAndMetadata> committed) throws Exception {
+        Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+        committed.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+        long backlog = 0;
+        for (var e : admin.listOffsets(latest).all().get().entrySet()) backlog += e.getValue().offset() - committed.get(e.getKey()).offset();
+        return backlog;
     }
 
     /** cli's classes and runtime classpath under the checkout, as the launcher runs services. */

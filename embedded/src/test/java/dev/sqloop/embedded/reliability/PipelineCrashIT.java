@@ -9,6 +9,8 @@ import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.embedded.Chaos;
+import dev.sqloop.embedded.Chaos.Kind;
 import dev.sqloop.embedded.DemoBatch;
 import dev.sqloop.testkit.Dirs;
 import dev.sqloop.testkit.EmbeddedKafka;
@@ -98,15 +100,7 @@ class PipelineCrashIT {
     private static final HttpClient http = HttpClient.newHttpClient();
 
     /** A worker kind: how it is started and which consumer group carries its work. */
-    private record Kind(String name, String service, String group, Map<String, String> extraEnv) {}
-
-    private static final List<Kind> KINDS = List.of(
-            new Kind("fewshot", "fewshot", PREFIX + "-retrieve-examples", Map.of()),
-            new Kind("generate", "generator", PREFIX + "-generate", Map.of("SQLOOP_GENERATOR_WORKERS", "generate")),
-            new Kind("repair", "repair", PREFIX + "-repair", Map.of()),
-            new Kind("validator", "validator", PREFIX + "-static-validate", Map.of()),
-            new Kind("executor", "executor", PREFIX + "-execute", Map.of()),
-            new Kind("gateway", "gateway", null, Map.of()));
+    private static final List<Kind> KINDS = Chaos.kinds(PREFIX);
 
     /** What one batch measured. */
     private record Run(String kind, String batchId, Map<String, String> textById, int finishedAtKill, long lagAtKill,
