@@ -148,7 +148,6 @@ public final class PipelineBenchmark {
             GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
             Timeline timeline = new Timeline();
             ResultCollector results = new ResultCollector(pipeline.bootstrapServers(), s.questions());
-            long cpuStart = CpuProfile.processCpuNanos();
             long llmCallsStart = llm.stats().calls();
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
             long start = System.nanoTime();
@@ -161,12 +160,11 @@ public final class PipelineBenchmark {
             for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 4));
             profile.close();
             sampler.interrupt();
-            long cpuNanos = CpuProfile.processCpuNanos() - cpuStart;
             SimulatedLlm.Stats llmStats = llm.stats();
             long llmCalls = llmStats.calls() - llmCallsStart;
             timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
-            return report(s, results, seconds, cpu, hottest, cpuNanos, llmCalls, llmStats.meanLatency(), agent, timeline, work);
+            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work);
         }
     }
 
@@ -188,14 +186,15 @@ public final class PipelineBenchmark {
     }
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
-                         long cpuNanos, long llmCalls,
-                         Duration llmMean, Agent.Result agent, Timeline timeline, Path work) {
+                         long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
         double llmSeconds = llmMean.toNanos() / 1e9;
         double llmLimit = llmSeconds <= 0 ? Double.POSITIVE_INFINITY : s.concurrency() / (llmSeconds * callsPerQuestion);
         int cores = Runtime.getRuntime().availableProcessors();
+        // the profile's own window: submission to the last result, not the parsing of its recording afterwards
+        long cpuNanos = cpu.getOrDefault("total", 0L);
         double cpuMsPerQuestion = cpuNanos / 1e6 / n;
         long[] lat = r.latencies();
         long p50 = percentile(lat, 50), p95 = percentile(lat, 95), p99 = percentile(lat, 99);
@@ -226,14 +225,13 @@ public final class PipelineBenchmark {
                 throughput / (cores * 1000 / cpuMsPerQuestion)));
         b.append(String.format(Locale.ROOT, "                          %.2f questions/s per core%n", throughput / cores));
         b.append("  CPU per question by part (ms; JFR samples split the Java threads' CPU, the kernel gives GC/JIT/native):\n");
-        long total = cpu.getOrDefault("total", 0L);
         double pipelineOnly = 0;
         List<Map.Entry<String, Long>> parts = cpu.entrySet().stream().filter(e -> !e.getKey().equals("total") && !e.getKey().equals("samples"))
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).toList();
         for (Map.Entry<String, Long> e : parts) {
             double ms = e.getValue() / 1e6 / n;
             if (!e.getKey().equals(CpuProfile.LLM) && !e.getKey().equals(CpuProfile.BROKER)) pipelineOnly += ms;
-            b.append(String.format(Locale.ROOT, "    %-34s %7.2f  %5.1f %%  %s%n", e.getKey(), ms, total == 0 ? 0 : 100.0 * e.getValue() / total,
+            b.append(String.format(Locale.ROOT, "    %-34s %7.2f  %5.1f %%  %s%n", e.getKey(), ms, cpuNanos == 0 ? 0 : 100.0 * e.getValue() / cpuNanos,
                     String.join(", ", hottest.getOrDefault(e.getKey(), List.of()))));
         }
         b.append(String.format(Locale.ROOT, "    %-34s %7.2f  (everything but the simulated LLM and the broker; %d samples)%n",
