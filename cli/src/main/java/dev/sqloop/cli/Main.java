@@ -27,9 +27,11 @@ public final class Main {
               bench executor [ITERATIONS]  executor overhead over raw JDBC on DuckDB
               bench retrieval [N] [Q]      embed + top-k search at 1k and N stored examples, schema linking
               submit FILE.jsonl    submit a batch to a gateway and follow it
-                    --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
+                    --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit] [--retry-failed [--reason R]]
               status ID [--batch]  a question's (or batch's) status from the gateway
               cancel ID [--batch]  cancel a question (or batch): what is not final ends "cancelled", no more LLM calls
+              retry ID [--batch]   run a failed question (or a batch's outage failures) again from attempt 1, after an outage
+                    [--reason R[,R]] [--wait] [--out results.jsonl]
               run SERVICE          run one service alone, configured by SQLOOP_* environment variables:
                     generator (generate+repair; SQLOOP_GENERATOR_WORKERS narrows) | repair | validator | executor | fewshot | gateway
                     [--print-classpath]  print the classpath the service runs on, one entry a line, and exit
@@ -119,9 +121,12 @@ public final class Main {
         String command = argv.get(0);
         List<String> rest = argv.subList(1, argv.size());
         return switch (command) {
-            case "submit" -> SubmitCommand.run(Args.forCommand(rest, SubmitCommand.USAGE, "gateway", "api-key", "wait", "out", "resubmit"));
+            case "submit" -> SubmitCommand.run(Args.forCommand(rest, SubmitCommand.USAGE, "gateway", "api-key", "wait", "out", "resubmit",
+                    "retry-failed", "reason"));
             case "status" -> SubmitCommand.status(Args.forCommand(rest, SubmitCommand.STATUS_USAGE, "gateway", "api-key", "batch"));
             case "cancel" -> SubmitCommand.cancel(Args.forCommand(rest, SubmitCommand.CANCEL_USAGE, "gateway", "api-key", "batch"));
+            case "retry" -> SubmitCommand.retry(Args.forCommand(rest, SubmitCommand.RETRY_USAGE, "gateway", "api-key", "batch", "reason",
+                    "wait", "out"));
             case "run" -> {
                 Args.forCommand(rest, RUN_USAGE, "print-classpath");
                 yield runService(rest);

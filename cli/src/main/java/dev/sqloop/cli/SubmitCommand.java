@@ -1,6 +1,7 @@
 package dev.sqloop.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.JsonCodec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,6 +21,7 @@ import java.util.Map;
 public final class SubmitCommand {
     static final String USAGE = """
             usage: ./sqloop submit FILE.jsonl --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
+                   ./sqloop submit FILE.jsonl --retry-failed [--reason R[,R]...] [--wait] [--out results.jsonl]
 
             Submits a JSONL batch (one {"question", "datasource", "clientId"?, "maxAttempts"?, "metadata"?} per line)
             and prints its batch id; with --wait or --out follows it with a progress bar and writes every final result.
@@ -29,6 +32,21 @@ public final class SubmitCommand {
               --wait             follow the batch until every question is final
               --out FILE         write the final results there (implies --wait)
               --resubmit         submit again even if FILE.jsonl.sqloop-batch names a batch
+              --retry-failed     run the batch's failed questions again (the batch named by FILE.jsonl.sqloop-batch):
+                                 those failed for --reason, by default the outages (llm_unavailable,
+                                 warehouse_unavailable, infrastructure_error, deadline_exceeded); see ./sqloop retry --help
+            """;
+
+    static final String RETRY_USAGE = """
+            usage: ./sqloop retry ID [--batch] [--reason R[,R]...] [--wait] [--out results.jsonl] [--gateway URL] [--api-key K]
+
+            Runs failed questions again once what failed them is back (the LLM, the warehouse): a question (any failure
+            but "cancelled"), or with --batch the batch's questions failed for the given reasons (default: the outages,
+            llm_unavailable, warehouse_unavailable, infrastructure_error and deadline_exceeded; any failure reason but
+            "cancelled" may be named). A retry is not a repair: each question starts again from attempt 1 with its whole
+            budget, at a new round; the batch's counts drop it until it ends again, and its new result replaces the old.
+            With --wait (or --out, which writes the batch's results) follows the retried questions until they end.
+            Put ID first: "--batch ID" would read ID as the value of --batch.
             """;
 
     static final String STATUS_USAGE = """
@@ -57,12 +75,90 @@ public final class SubmitCommand {
         return 0;
     }
 
+    /** {@code ./sqloop retry ID [--batch] [--reason R]...}. */
+    static int retry(Args args) throws IOException, InterruptedException {
+        if (args.positional().isEmpty()) throw new Args.UsageException("retry needs an id: ./sqloop retry ID [--batch]");
+        GatewayClient client = GatewayClient.fromArgs(args);
+        String id = args.positional().get(0);
+        return args.flag("batch") ? retryBatch(client, id, args) : retryQuestion(client, id, args);
+    }
+
+    private static int retryQuestion(GatewayClient client, String id, Args args) throws IOException, InterruptedException {
+        if (!args.strings("reason").isEmpty()) throw new Args.UsageException("--reason picks a batch's questions: add --batch");
+        JsonNode accepted = client.postJson("/v1/questions/" + id + "/retry", "", 202);
+        int round = accepted.get("round").asInt();
+        System.err.printf("sqloop: retrying question %s (failed for %s) at round %d%n", id, accepted.get("previousReason").asText(), round);
+        if (!args.flag("wait")) {
+            System.out.println(accepted.toPrettyString());
+            return 0;
+        }
+        while (true) {
+            JsonNode s = client.getPatiently("/v1/questions/" + id, Duration.ofMinutes(2));
+            String status = s.get("status").asText();
+            if (s.path("round").asInt() >= round && (status.equals("succeeded") || status.equals("failed"))) {
+                System.out.println(s.toPrettyString());
+                return 0;
+            }
+            Thread.sleep(1000);
+        }
+    }
+
+    private static int retryBatch(GatewayClient client, String batchId, Args args) throws IOException, InterruptedException {
+        List<String> reasons = args.strings("reason").stream()
+                .flatMap(r -> java.util.Arrays.stream(r.split(","))).map(String::trim).filter(r -> !r.isEmpty()).toList();
+        String body = reasons.isEmpty() ? "" : JsonCodec.mapper().writeValueAsString(Map.of("reasons", reasons));
+        JsonNode accepted = client.postJson("/v1/batches/" + batchId + "/retry", body, 200, 202);
+        int retried = accepted.get("retried").asInt();
+        int round = accepted.get("round").asInt();
+        System.err.printf("sqloop: retrying %d questions of batch %s at round %d (%s)%n", retried, batchId, round,
+                retried == 0 ? "none failed for " + accepted.get("reasons") : accepted.get("byReason"));
+        boolean wait = args.flag("wait") || args.string("out", null) != null;
+        if (!wait) {
+            System.out.println(accepted.toPrettyString());
+            return 0;
+        }
+        JsonNode status = retried == 0 ? client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(2))
+                : awaitRound(client, batchId, round, retried);
+        String out = args.string("out", null);
+        if (out != null) {
+            long written = download(client, batchId, Path.of(out));
+            System.err.printf("sqloop: wrote %d results to %s%n", written, out);
+        }
+        System.out.println(status.toPrettyString());
+        return 0;
+    }
+
+    /** Follows a batch until {@code count} questions have a result of {@code round} or later ({@code byRound}). */
+    static JsonNode awaitRound(GatewayClient client, String batchId, int round, int count) throws IOException, InterruptedException {
+        ProgressBar bar = new ProgressBar(System.err);
+        while (true) {
+            JsonNode s = client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(2));
+            long ended = 0;
+            for (Iterator<Map.Entry<String, JsonNode>> it = s.path("byRound").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                if (Integer.parseInt(e.getKey()) >= round) ended += e.getValue().asLong();
+            }
+            bar.update(Math.min(ended, count), count, counts(s.get("byStatus")));
+            if (ended >= count) {
+                bar.finish();
+                return s;
+            }
+            Thread.sleep(1000);
+        }
+    }
+
     static int run(Args args) throws IOException, InterruptedException {
         if (args.positional().isEmpty()) throw new Args.UsageException("submit needs a JSONL file: ./sqloop submit FILE.jsonl --gateway URL");
         Path file = Path.of(args.positional().get(0));
         if (!Files.isRegularFile(file)) throw new Args.UsageException("no such file: " + file);
         GatewayClient client = GatewayClient.fromArgs(args);
         Path stateFile = file.resolveSibling(file.getFileName() + ".sqloop-batch");
+        if (args.flag("retry-failed")) {
+            if (!Files.exists(stateFile)) throw new Args.UsageException("no batch to retry: " + stateFile + " does not exist (submit first)");
+            if (args.flag("resubmit")) throw new Args.UsageException("--retry-failed and --resubmit exclude each other");
+            return retryBatch(client, Files.readString(stateFile).trim(), args);
+        }
+        if (!args.strings("reason").isEmpty()) throw new Args.UsageException("--reason goes with --retry-failed");
         String batchId;
         if (Files.exists(stateFile) && !args.flag("resubmit")) {
             batchId = Files.readString(stateFile).trim();

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class CommandLineTest {
     @Test
     void everyCommandAnswersHelpWithItsOwnUsage() {
-        for (String command : List.of("submit", "status", "cancel", "run", "seed", "examples")) {
+        for (String command : List.of("submit", "status", "cancel", "retry", "run", "seed", "examples")) {
             for (String flag : List.of("--help", "-h")) {
                 Args.HelpRequested help = assertThrows(Args.HelpRequested.class, () -> Main.run(List.of(command, flag)),
                         command + " " + flag);
@@ -31,7 +31,7 @@ class CommandLineTest {
 
     @Test
     void everyCommandRefusesAnUnknownOptionByName() {
-        for (String command : List.of("submit", "status", "cancel", "run", "seed", "examples")) {
+        for (String command : List.of("submit", "status", "cancel", "retry", "run", "seed", "examples")) {
             Args.UsageException e = assertThrows(Args.UsageException.class, () -> Main.run(List.of(command, "x", "--bogus", "1")), command);
             assertTrue(e.getMessage().contains("unknown option --bogus"), command + ": " + e.getMessage());
         }

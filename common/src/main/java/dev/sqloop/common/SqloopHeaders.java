@@ -11,6 +11,8 @@ public final class SqloopHeaders {
     public static final String ATTEMPT = "sqloop-attempt";
     public static final String MAX_ATTEMPTS = "sqloop-max-attempts";
     public static final String PREVIOUS_SQL = "sqloop-previous-sql";
+    /** The retry round of a failed question run again (absent for the question as submitted: round 0). */
+    public static final String ROUND = "sqloop-round";
     public static final String QUESTION_ID = "sqloop-question-id";
     public static final String DATASOURCE = "sqloop-datasource";
     public static final String TENANT = "sqloop-tenant";

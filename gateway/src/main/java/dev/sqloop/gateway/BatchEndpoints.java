@@ -47,6 +47,61 @@ final class BatchEndpoints {
         app.get("/v1/batches/{id}", this::get);
         app.get("/v1/batches/{id}/results", this::streamResults);
         app.delete("/v1/batches/{id}", this::cancel);
+        app.post("/v1/batches/{id}/retry", this::retry);
+    }
+
+    /**
+     * Runs a batch's failed questions again ({@link Retries}): those failed for the body's {@code reasons}, by default
+     * the outages ({@link Retries#DEFAULT_REASONS}). They all get one new round, one above the batch's highest, so a
+     * client follows them with {@code byRound} in the batch's status. Answered by the instance owning the batch's
+     * results; the batch is read twice (count, then send in transactions of {@link Retries#CHUNK}), never held whole.
+     */
+    private void retry(Context ctx) {
+        String id = ctx.pathParam("id");
+        if (forwarding.forwarded(ctx, ResultsView.RESULTS_BY_BATCH, id)) return;
+        java.util.Set<String> reasons = Retries.reasons(Http.body(ctx, config.maxBodyBytes()));
+        forwarding.findBatch(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
+        String tenant = Auth.tenant(ctx);
+        int highest = 0;
+        try (KeyValueIterator<String, QuestionResult> it = view.batchResults(id)) {
+            while (it.hasNext()) highest = Math.max(highest, it.next().value.round());
+        }
+        int round = highest + 1;
+        Map<String, Long> byReason = new java.util.TreeMap<>();
+        long skipped = 0;
+        int sent = 0;
+        List<QuestionTask> chunk = new ArrayList<>(Retries.CHUNK);
+        try (KeyValueIterator<String, QuestionResult> it = view.batchResults(id)) {
+            while (it.hasNext()) {
+                QuestionResult r = it.next().value;
+                if (!tenant.equals(r.tenant()) || r.succeeded() || !reasons.contains(r.reason())) continue;
+                QuestionTask task = Retries.task(r, round, submitter, config);
+                if (task == null) {
+                    skipped++;
+                    continue;
+                }
+                chunk.add(task);
+                byReason.merge(r.reason(), 1L, Long::sum);
+                if (chunk.size() == Retries.CHUNK) {
+                    sent += Retries.submit(submitter, chunk, Http.traceparent(ctx));
+                    chunk.clear();
+                }
+            }
+            sent += Retries.submit(submitter, chunk, Http.traceparent(ctx));
+        } catch (ApiError e) {
+            if (sent == 0) throw e;
+            throw new ApiError(e.status(), "partial", sent + " questions were sent again before: " + e.getMessage()
+                    + "; retrying the batch again sends the rest", null, null);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("batchId", id);
+        out.put("retried", sent);
+        out.put("round", round);
+        out.put("byReason", byReason);
+        out.put("reasons", new java.util.TreeSet<>(reasons));
+        if (skipped > 0) out.put("skippedUnknownDatasource", skipped);
+        out.put("statusUrl", "/v1/batches/" + id);
+        ctx.status(sent == 0 ? 200 : 202).json(out);
     }
 
     /**

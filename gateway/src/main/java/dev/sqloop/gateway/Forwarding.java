@@ -27,14 +27,14 @@ final class Forwarding {
         this.view = view;
     }
 
-    /** Answers with the owner's response when {@code key} lives on another instance. */
+    /** Answers with the owner's response when {@code key} lives on another instance (same method, same body). */
     boolean forwarded(Context ctx, String store, String key) {
         Optional<URI> owner = view.ownerOf(store, key);
         if (owner.isEmpty()) return false;
         if (ctx.header(FORWARDED) != null) {
             throw new ApiError(503, "unavailable", "results are being rebalanced; retry shortly", null, null);
         }
-        HttpResponse<String> r = forward(ctx, owner.get(), ctx.path());
+        HttpResponse<String> r = forward(ctx, owner.get(), ctx.path(), true);
         ctx.status(r.statusCode()).contentType(r.headers().firstValue("Content-Type").orElse("application/json")).result(r.body());
         return true;
     }
@@ -59,7 +59,7 @@ final class Forwarding {
                                                    java.util.function.Function<S, Optional<Map<String, Object>>> local) {
         Optional<URI> owner = view.ownerOf(store, key);
         if (owner.isPresent()) {
-            HttpResponse<String> r = forward(ctx, owner.get(), path);
+            HttpResponse<String> r = forward(ctx, owner.get(), path, false);
             if (r.statusCode() == 404) return Optional.empty();
             if (r.statusCode() != 200) throw new ApiError(r.statusCode(), "upstream", r.body(), null, null);
             return Optional.of(readMap(r.body()));
@@ -67,12 +67,19 @@ final class Forwarding {
         return view.<S>get(store, key).flatMap(local);
     }
 
-    private HttpResponse<String> forward(Context ctx, URI owner, String path) {
+    /** @param asIs the request's own method and body; else a GET of {@code path} (a status lookup, whatever the request) */
+    private HttpResponse<String> forward(Context ctx, URI owner, String path, boolean asIs) {
         HttpRequest.Builder req = HttpRequest.newBuilder(owner.resolve(path)).timeout(Duration.ofSeconds(30)).header(FORWARDED, "1");
         Optional.ofNullable(ctx.header("X-API-Key")).ifPresent(v -> req.header("X-API-Key", v));
         Optional.ofNullable(ctx.header("Authorization")).ifPresent(v -> req.header("Authorization", v));
+        if (asIs) {
+            Optional.ofNullable(ctx.contentType()).ifPresent(v -> req.header("Content-Type", v));
+            req.method(ctx.method().name(), HttpRequest.BodyPublishers.ofByteArray(ctx.bodyAsBytes()));
+        } else {
+            req.GET();
+        }
         try {
-            return http.send(req.GET().build(), HttpResponse.BodyHandlers.ofString());
+            return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new ApiError(503, "unavailable", "the gateway instance owning this key is unreachable: " + e.getMessage(), null, null);
         } catch (InterruptedException e) {

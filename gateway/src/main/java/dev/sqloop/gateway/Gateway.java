@@ -58,6 +58,11 @@ public final class Gateway implements AutoCloseable {
         return new Gateway(producer, batchProducer, view, server);
     }
 
+    /** Whether this instance owns {@code key} of {@code store} (tests: which instance forwards). */
+    boolean owns(String store, String key) {
+        return view.ownerOf(store, key).isEmpty();
+    }
+
     public int port() {
         return server.port();
     }

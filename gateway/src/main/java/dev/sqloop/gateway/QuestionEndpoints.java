@@ -1,5 +1,6 @@
 package dev.sqloop.gateway;
 
+import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.gateway.Views.QuestionState;
 import io.javalin.Javalin;
@@ -28,6 +29,34 @@ final class QuestionEndpoints {
         app.get("/v1/questions/{id}", this::get);
         app.get("/v1/questions/{id}/trace", this::trace);
         app.delete("/v1/questions/{id}", this::cancel);
+        app.post("/v1/questions/{id}/retry", this::retry);
+    }
+
+    /**
+     * Runs a failed question again from attempt 1 at the next round (see {@link Retries}); in progress, succeeded or
+     * cancelled, a 409 that says so. Answered by the instance that owns the question.
+     */
+    private void retry(Context ctx) {
+        String id = ctx.pathParam("id");
+        if (forwarding.forwarded(ctx, ResultsView.QUESTIONS, id)) return;
+        QuestionState state = view.<QuestionState>get(ResultsView.QUESTIONS, id)
+                .filter(s -> Auth.tenant(ctx).equals(s.tenant()))
+                .orElseThrow(() -> ApiError.notFound("question " + id));
+        QuestionResult failed = state.result();
+        Retries.requireFailed(id, failed);
+        int round = Math.max(state.round(), failed.round()) + 1;
+        QuestionTask task = Retries.task(failed, round, submitter, config);
+        if (task == null) {
+            throw new ApiError(409, "unknown_datasource", "datasource '" + failed.datasource() + "' is no longer configured", null, null);
+        }
+        Retries.submit(submitter, List.of(task), Http.traceparent(ctx));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", id);
+        out.put("status", "queued");
+        out.put("round", round);
+        out.put("previousReason", failed.reason());
+        out.put("statusUrl", "/v1/questions/" + id);
+        ctx.status(202).json(out);
     }
 
     /** Cancels one question: not yet final, it ends {@code cancelled} at the next stage it reaches; final, a 409. */

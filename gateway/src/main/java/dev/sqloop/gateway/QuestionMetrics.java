@@ -73,7 +73,7 @@ final class QuestionMetrics {
     void observe(QuestionState before, Update update) {
         switch (update) {
             case Update.Finished f -> {
-                if (before.result() == null) finished(f.result());
+                if (before.newResult(f)) finished(f.result());
             }
             case Update.Event e -> {
                 if (!before.seen(e.event())) attempt(e.event());

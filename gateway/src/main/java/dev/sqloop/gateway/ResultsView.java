@@ -59,6 +59,8 @@ final class ResultsView implements AutoCloseable {
     static final String BATCH_STATUS = "batch-status";
     static final String RESULTS_BY_BATCH = "results-by-batch";
     static final String EXAMPLES = "examples";
+    /** Internal (joined into {@link #BATCH_STATUS}); named so that its changelog does not move when the topology grows. */
+    static final String BATCH_PROGRESS = "batch-progress";
     private static final String BATCH_SEPARATOR = "|";
 
     /** Partitions {@code batchId|questionId} keys like the default partitioner would partition the batch id. */
@@ -107,7 +109,7 @@ final class ResultsView implements AutoCloseable {
 
         KStream<String, Update> submitted = b.stream(Topics.RETRIEVE_EXAMPLES.name(), consumed(Topics.RETRIEVE_EXAMPLES))
                 .filter((id, t) -> t != null && t.attempt() == 1)
-                .mapValues(t -> new Update.Submitted(Submission.of(t)));
+                .mapValues(t -> new Update.Submitted(Submission.of(t), t.round()));
         KStream<String, Update> finished = b.stream(Topics.RESULTS.name(), Consumed.with(Serdes.String(), resultSerde))
                 .filter((id, r) -> r != null)
                 .mapValues(Update.Finished::new);
@@ -127,20 +129,23 @@ final class ResultsView implements AutoCloseable {
                 .filter((id, s) -> s.result() != null && s.result().batchId() != null)
                 .mapValues(QuestionState::result);
 
-        batchResults.toStream()
-                .filter((id, r) -> r != null)
-                .selectKey((id, r) -> r.batchId() + BATCH_SEPARATOR + id)
+        // A batch question's result by batch; a retried question's row is deleted (tombstone) until its new round ends.
+        questions.toStream()
+                .filter((id, s) -> s != null && batchOf(s) != null && (s.result() != null || s.round() > 0))
+                .map((id, s) -> KeyValue.pair(batchOf(s) + BATCH_SEPARATOR + id, s.result()))
                 .repartition(Repartitioned.<String, QuestionResult>with(Serdes.String(), resultSerde)
                         .withName("results-by-batch").withStreamPartitioner(typed(BY_BATCH)))
                 .toTable(Materialized.<String, QuestionResult, KeyValueStore<Bytes, byte[]>>as(RESULTS_BY_BATCH)
                         .withKeySerde(Serdes.String()).withValueSerde(resultSerde));
 
         JsonSerde<BatchProgress> progressSerde = new JsonSerde<>(BatchProgress.class);
-        // A KTable aggregation subtracts a question's old result when it changes: redelivered duplicates never double count.
+        // A KTable aggregation subtracts a question's old result when it changes: redelivered duplicates never double
+        // count, and a retried question (reopened: no result) leaves its old status's count until its new round ends.
         KTable<String, BatchProgress> progress = batchResults
                 .groupBy((id, r) -> KeyValue.pair(r.batchId(), r), Grouped.with("progress-by-batch", Serdes.String(), resultSerde))
                 .aggregate(() -> BatchProgress.EMPTY, (batch, r, agg) -> agg.add(r, 1), (batch, r, agg) -> agg.add(r, -1),
-                        Materialized.<String, BatchProgress, KeyValueStore<Bytes, byte[]>>with(Serdes.String(), progressSerde));
+                        Materialized.<String, BatchProgress, KeyValueStore<Bytes, byte[]>>as(BATCH_PROGRESS)
+                                .withKeySerde(Serdes.String()).withValueSerde(progressSerde));
         KTable<String, BatchManifest> manifests = b.table(Topics.BATCHES.name(), consumed(Topics.BATCHES));
         manifests.leftJoin(progress, BatchStatus::new,
                 Materialized.<String, BatchStatus, KeyValueStore<Bytes, byte[]>>as(BATCH_STATUS)
@@ -159,6 +164,12 @@ final class ResultsView implements AutoCloseable {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static <V> StreamPartitioner<String, V> typed(StreamPartitioner<String, Object> p) {
         return (StreamPartitioner) p;
+    }
+
+    /** The batch a question belongs to (null for a single question). */
+    private static String batchOf(QuestionState s) {
+        if (s.result() != null) return s.result().batchId();
+        return s.submission() == null ? null : s.submission().batchId();
     }
 
     static String batchOf(String compositeKey) {

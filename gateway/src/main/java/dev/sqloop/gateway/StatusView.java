@@ -24,6 +24,7 @@ final class StatusView {
             out.put("sql", r.sql());
             out.put("lastRejectedSql", r.lastRejectedSql());
             out.put("attempts", r.attempts());
+            if (r.round() > 0) out.put("round", r.round());
             out.put("reason", r.reason());
             if (r.errorCategory() != null) out.put("errorCategory", r.errorCategory());
             if (r.errorMessage() != null) out.put("errorMessage", r.errorMessage());
@@ -34,12 +35,14 @@ final class StatusView {
             out.put("submittedAt", r.submittedAt());
             out.put("completedAt", r.completedAt());
         } else {
-            AttemptEvent last = s.events().isEmpty() ? null : s.events().get(s.events().size() - 1);
+            // a retried question's trace holds its earlier rounds too: where it is now is its current round's last event
+            AttemptEvent last = s.events().stream().filter(e -> e.round() == s.round()).reduce((a, b) -> b).orElse(null);
             out.put("status", last == null ? "queued" : "in_progress");
             if (last != null) {
                 out.put("stage", last.stage());
                 out.put("attempt", last.attempt());
             }
+            if (s.round() > 0) out.put("round", s.round());
             if (s.submission() != null) {
                 out.put("batchId", s.submission().batchId());
                 out.put("datasource", s.submission().datasource());
@@ -62,6 +65,7 @@ final class StatusView {
         out.put("progress", s.manifest().size() == 0 ? 1.0 : Math.min(1.0, (double) finished / s.manifest().size()));
         out.put("byStatus", p.byStatus());
         out.put("byReason", p.byReason());
+        if (!p.byRound().isEmpty()) out.put("byRound", p.byRound());
         out.put("createdAt", s.manifest().createdAt());
         out.put("done", finished >= s.manifest().size());
         return out;

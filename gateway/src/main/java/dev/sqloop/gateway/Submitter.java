@@ -66,13 +66,25 @@ final class Submitter {
                 .withBatch(batchId, now.plus(config.questionTimeout()), r.metadata());
     }
 
-    /** A batch and its manifest in one transaction; on failure nothing of it is visible and the caller may retry. */
-    /** @param traceparent the request's W3C trace context (the records continue it), or null for a new trace */
+    /**
+     * A batch and its manifest in one transaction; on failure nothing of it is visible and the caller may retry.
+     *
+     * @param traceparent the request's W3C trace context (the records continue it), or null for a new trace
+     */
     void submitBatch(BatchManifest manifest, List<QuestionTask> tasks, String traceparent) {
+        transaction(manifest, tasks, traceparent);
+    }
+
+    /** Questions (retried ones) in one transaction, without a manifest: all of them or none. */
+    void submitAll(List<QuestionTask> tasks, String traceparent) {
+        transaction(null, tasks, traceparent);
+    }
+
+    private void transaction(BatchManifest manifest, List<QuestionTask> tasks, String traceparent) {
         synchronized (batchProducer) { // one transaction at a time per producer
             try {
                 batchProducer.beginTransaction();
-                batchProducer.send(OutgoingRecords.fresh(Topics.BATCHES, manifest, traceparent));
+                if (manifest != null) batchProducer.send(OutgoingRecords.fresh(Topics.BATCHES, manifest, traceparent));
                 for (QuestionTask t : tasks) batchProducer.send(OutgoingRecords.fresh(Topics.RETRIEVE_EXAMPLES, t, traceparent));
                 batchProducer.commitTransaction();
             } catch (org.apache.kafka.common.errors.ProducerFencedException e) {

@@ -26,8 +26,14 @@ final class Views {
         }
     }
 
-    /** Everything known of one question: its submission, its trace so far, and its final result once there. */
-    record QuestionState(Submission submission, QuestionResult result, List<AttemptEvent> events) {
+    /**
+     * Everything known of one question: its submission, its trace so far, and its final result once there.
+     *
+     * @param round the newest retry round seen ({@link QuestionTask#round()}): a retried question's resubmission
+     *              reopens it (no result until the new round's), and a result of an older round (a late duplicate, a
+     *              replayed dead letter of the earlier run) never replaces the newer round's
+     */
+    record QuestionState(Submission submission, QuestionResult result, List<AttemptEvent> events, int round) {
         /** A question's trace keeps its newest events; a few attempts make a few dozen. */
         static final int MAX_EVENTS = 200;
 
@@ -35,20 +41,28 @@ final class Views {
             events = events == null ? List.of() : List.copyOf(events);
         }
 
-        static final QuestionState EMPTY = new QuestionState(null, null, null);
+        static final QuestionState EMPTY = new QuestionState(null, null, null, 0);
 
         QuestionState apply(Update u) {
             return switch (u) {
-                case Update.Submitted s -> new QuestionState(submission == null ? s.submission() : submission, result, events);
-                case Update.Finished f -> new QuestionState(submission, f.result(), events);
-                // a redelivered event (same attempt, stage and kind) is already in the trace
-                case Update.Event e -> seen(e.event()) ? this : new QuestionState(submission, result, append(events, e.event()));
+                case Update.Submitted s when s.round() > round ->
+                        new QuestionState(submission == null ? s.submission() : submission, null, events, s.round());
+                case Update.Submitted s -> new QuestionState(submission == null ? s.submission() : submission, result, events, round);
+                case Update.Finished f when f.result().round() < round -> this;
+                case Update.Finished f -> new QuestionState(submission, f.result(), events, f.result().round());
+                // a redelivered event (same round, attempt, stage and kind) is already in the trace
+                case Update.Event e -> seen(e.event()) ? this : new QuestionState(submission, result, append(events, e.event()), round);
             };
         }
 
-        /** Whether the trace already holds this attempt's event from this stage. */
+        /** Whether {@code f} becomes this question's result where it had none for its round: what counts once. */
+        boolean newResult(Update.Finished f) {
+            return f.result().round() > round || (f.result().round() == round && result == null);
+        }
+
+        /** Whether the trace already holds this round's attempt's event from this stage. */
         boolean seen(AttemptEvent e) {
-            return events.stream().anyMatch(x -> x.attempt() == e.attempt() && x.stage().equals(e.stage())
+            return events.stream().anyMatch(x -> x.round() == e.round() && x.attempt() == e.attempt() && x.stage().equals(e.stage())
                     && java.util.Objects.equals(x.kind(), e.kind()));
         }
 
@@ -70,7 +84,8 @@ final class Views {
             @JsonSubTypes.Type(value = Update.Finished.class, name = "finished"),
             @JsonSubTypes.Type(value = Update.Event.class, name = "event")})
     sealed interface Update {
-        record Submitted(Submission submission) implements Update {}
+        /** @param round the submitted task's retry round (0 as first submitted) */
+        record Submitted(Submission submission, int round) implements Update {}
 
         record Finished(QuestionResult result) implements Update {}
 
@@ -80,23 +95,29 @@ final class Views {
     /** A batch's manifest (size, tenant) with its progress. */
     record BatchStatus(BatchManifest manifest, BatchProgress progress) {}
 
-    /** Counts of a batch's finished questions by status and by reason. */
-    record BatchProgress(Map<String, Long> byStatus, Map<String, Long> byReason) {
-        static final BatchProgress EMPTY = new BatchProgress(Map.of(), Map.of());
+    /**
+     * Counts of a batch's finished questions by status and by reason, and by retry round for the questions whose result
+     * came from a retry (round ≥ 1; a batch never retried has none).
+     */
+    record BatchProgress(Map<String, Long> byStatus, Map<String, Long> byReason, Map<String, Long> byRound) {
+        static final BatchProgress EMPTY = new BatchProgress(Map.of(), Map.of(), Map.of());
 
         BatchProgress {
             byStatus = byStatus == null ? Map.of() : Map.copyOf(byStatus);
             byReason = byReason == null ? Map.of() : Map.copyOf(byReason);
+            byRound = byRound == null ? Map.of() : Map.copyOf(byRound);
         }
 
         BatchProgress add(QuestionResult r, long delta) {
-            Map<String, Long> s = new TreeMap<>(byStatus);
-            Map<String, Long> o = new TreeMap<>(byReason);
-            s.merge(r.status(), delta, Long::sum);
-            o.merge(r.reason(), delta, Long::sum);
-            s.values().removeIf(v -> v == 0);
-            o.values().removeIf(v -> v == 0);
-            return new BatchProgress(s, o);
+            return new BatchProgress(merge(byStatus, r.status(), delta), merge(byReason, r.reason(), delta),
+                    r.round() > 0 ? merge(byRound, Integer.toString(r.round()), delta) : byRound);
+        }
+
+        private static Map<String, Long> merge(Map<String, Long> counts, String key, long delta) {
+            Map<String, Long> out = new TreeMap<>(counts);
+            out.merge(key, delta, Long::sum);
+            out.values().removeIf(v -> v == 0);
+            return out;
         }
 
         @JsonIgnore

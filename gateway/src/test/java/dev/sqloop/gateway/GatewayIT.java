@@ -1,6 +1,7 @@
 package dev.sqloop.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -273,7 +274,7 @@ class GatewayIT {
         finish(List.of(task, task));
         try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-events")) {
             dev.sqloop.common.message.AttemptEvent marker = new dev.sqloop.common.message.AttemptEvent(0, id, 1, "marker", "marker",
-                    null, List.of(), "pass", null, null, 0, Instant.now());
+                    null, List.of(), "pass", null, null, 0, Instant.now(), 0);
             p.send(new ProducerRecord<>(Topics.EVENTS.name(), id.getBytes(StandardCharsets.UTF_8), JsonCodec.encode(marker)));
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -282,6 +283,142 @@ class GatewayIT {
             Thread.sleep(100);
         }
         assertEquals(before + 1, counted(gateway, "demo", "first_attempt_success"), "one question, three copies of its result: counted once");
+    }
+
+    /** Final results as the stages write them: {@code reasons} per task, null for a first-attempt success. */
+    private static void finishAs(List<QuestionTask> tasks, List<String> reasons) {
+        try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-results")) {
+            for (int i = 0; i < tasks.size(); i++) {
+                QuestionTask t = tasks.get(i);
+                QuestionResult r = reasons.get(i) == null
+                        ? QuestionResult.succeeded(t.withSql("SELECT 1", null), Instant.now())
+                        : QuestionResult.failed(t, reasons.get(i), null, "injected " + reasons.get(i), Instant.now());
+                p.send(new ProducerRecord<>(Topics.RESULTS.name(), r.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encode(r)));
+            }
+            p.flush();
+        }
+    }
+
+    private static JsonNode awaitBatch(Gateway g, String batchId, String key, java.util.function.Predicate<JsonNode> until) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> r = get(g, "/v1/batches/" + batchId, key);
+            if (r.statusCode() == 200) {
+                last = json(r);
+                if (until.test(last)) return last;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("batch " + batchId + " never reached the expected state; last: " + last);
+    }
+
+    /**
+     * Failed questions run again once the outage is over: the batch's outage failures (by default) or a single failed
+     * question go back from attempt 1 at a new round; the batch's counts drop them until the new round ends; a late copy
+     * of an older round's result changes nothing; succeeded, cancelled, in-progress and unknown questions are refused.
+     */
+    @Test
+    void shouldRetryFailedQuestionsAndLetTheBatchCountsFollow() throws Exception {
+        StringBuilder jsonl = new StringBuilder();
+        for (int i = 0; i < 6; i++) {
+            jsonl.append("{\"question\":\"retry question ").append(i).append("\",\"datasource\":\"demo\",\"maxAttempts\":2,")
+                    .append("\"clientId\":\"r").append(i).append("\",\"metadata\":{\"row\":\"").append(i).append("\"}}\n");
+        }
+        HttpResponse<String> accepted = post(gateway, "/v1/batches", KEY_A, "application/x-ndjson", jsonl.toString());
+        assertEquals(202, accepted.statusCode(), accepted.body());
+        String batchId = json(accepted).get("batchId").asText();
+        List<QuestionTask> tasks = new ArrayList<>(readSubmitted(6, t -> batchId.equals(t.batchId())));
+        tasks.sort(java.util.Comparator.comparing(t -> t.metadata().get("row")));
+        java.util.function.IntFunction<String> id = i -> tasks.get(i).questionId();
+        finishAs(tasks, java.util.Arrays.asList(null, "llm_unavailable", "llm_unavailable", "warehouse_unavailable", "max_attempts", "cancelled"));
+        awaitBatch(gateway, batchId, KEY_A, s -> s.get("done").asBoolean());
+
+        assertEquals(409, post(gateway, "/v1/questions/" + id.apply(0) + "/retry", KEY_A, null, "").statusCode(), "succeeded: nothing to retry");
+        HttpResponse<String> cancelled = post(gateway, "/v1/questions/" + id.apply(5) + "/retry", KEY_A, null, "");
+        assertEquals(409, cancelled.statusCode());
+        assertEquals("cancelled", json(cancelled).get("error").asText());
+        assertEquals(404, post(gateway, "/v1/questions/" + id.apply(1) + "/retry", KEY_B, null, "").statusCode(), "another tenant's question");
+        assertEquals(404, post(gateway, "/v1/questions/no-such-question/retry", KEY_A, null, "").statusCode());
+        assertEquals(404, post(gateway, "/v1/batches/no-such-batch/retry", KEY_A, null, "").statusCode());
+        for (String bad : List.of("{\"reasons\":[\"cancelled\"]}", "{\"reasons\":[\"no_such_reason\"]}", "{\"reasons\":[]}",
+                "{\"reason\":[\"llm_unavailable\"]}", "[\"llm_unavailable\"]", "{\"reasons\":[1]}", "{not json")) {
+            HttpResponse<String> r = post(gateway, "/v1/batches/" + batchId + "/retry", KEY_A, "application/json", bad);
+            assertEquals(400, r.statusCode(), bad + " → " + r.body());
+            assertTrue(json(r).get("message").asText().length() > 10, "a reason: " + r.body());
+        }
+
+        // The batch: its outage failures (two llm_unavailable, one warehouse_unavailable) at round 1, nothing else.
+        HttpResponse<String> retried = post(gateway, "/v1/batches/" + batchId + "/retry", KEY_A, null, "");
+        assertEquals(202, retried.statusCode(), retried.body());
+        assertEquals(3, json(retried).get("retried").asInt(), retried.body());
+        assertEquals(1, json(retried).get("round").asInt());
+        assertEquals(2, json(retried).get("byReason").get("llm_unavailable").asInt());
+        List<QuestionTask> again = readSubmitted(3, t -> batchId.equals(t.batchId()) && t.round() == 1);
+        assertEquals(Set.of(id.apply(1), id.apply(2), id.apply(3)), again.stream().map(QuestionTask::questionId).collect(Collectors.toSet()));
+        for (QuestionTask t : again) {
+            assertEquals(1, t.attempt(), "a retry is not a repair: attempt 1, the whole budget again");
+            assertEquals(2, t.maxAttempts(), "the question's own budget");
+            assertTrue(t.deadline() != null && t.deadline().isAfter(Instant.now()), "a fresh deadline");
+            assertEquals(tasks.stream().filter(x -> x.questionId().equals(t.questionId())).findFirst().orElseThrow().metadata(), t.metadata());
+        }
+        JsonNode reopened = awaitBatch(gateway, batchId, KEY_A, s -> s.get("finished").asInt() == 3);
+        assertFalse(reopened.get("done").asBoolean(), reopened.toString());
+        assertFalse(reopened.get("byReason").has("llm_unavailable"), "the retried questions left their old counts: " + reopened);
+        assertEquals(1, reopened.get("byReason").get("max_attempts").asInt());
+        JsonNode inProgress = json(get(gateway, "/v1/questions/" + id.apply(1), KEY_A));
+        assertEquals("queued", inProgress.get("status").asText(), inProgress.toString());
+        assertEquals(1, inProgress.get("round").asInt());
+        HttpResponse<String> twice = post(gateway, "/v1/questions/" + id.apply(1) + "/retry", KEY_A, null, "");
+        assertEquals(409, twice.statusCode(), "in progress again: " + twice.body());
+        assertEquals(3, resultLines(gateway, batchId, KEY_A, 3).size(), "results of the retried questions are withdrawn until their new round ends");
+
+        // A late copy of round 0's failure (a redelivery, a replayed dead letter) does not close the reopened question.
+        finishAs(List.of(tasks.get(1)), List.of("llm_unavailable"));
+        try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-events")) {
+            dev.sqloop.common.message.AttemptEvent marker = new dev.sqloop.common.message.AttemptEvent(0, id.apply(1), 1, "marker", "marker",
+                    null, List.of(), "pass", null, null, 0, Instant.now(), 1);
+            p.send(new ProducerRecord<>(Topics.EVENTS.name(), id.apply(1).getBytes(StandardCharsets.UTF_8), JsonCodec.encode(marker)));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!get(gateway, "/v1/questions/" + id.apply(1) + "/trace", KEY_A).body().contains("\"marker\"")) {
+            assertTrue(System.nanoTime() < deadline, "the marker event never reached the trace");
+            Thread.sleep(100);
+        }
+        JsonNode stillOpen = json(get(gateway, "/v1/questions/" + id.apply(1), KEY_A));
+        assertEquals("in_progress", stillOpen.get("status").asText(), "round 0's late copy is ignored: " + stillOpen);
+        assertEquals("marker", stillOpen.get("stage").asText(), "where it is: its current round's last event");
+
+        // Round 1 ends: two succeed, one fails again; the batch is done with the new counts.
+        again.sort(java.util.Comparator.comparing(QuestionTask::questionId));
+        List<String> outcomes = again.stream().map(t -> t.questionId().equals(id.apply(3)) ? "warehouse_unavailable" : (String) null).toList();
+        finishAs(again, outcomes);
+        JsonNode done = awaitBatch(gateway, batchId, KEY_A, s -> s.get("done").asBoolean());
+        assertEquals(3, done.get("byStatus").get("succeeded").asInt(), done.toString());
+        assertEquals(3, done.get("byStatus").get("failed").asInt(), done.toString());
+        assertEquals(1, done.get("byReason").get("warehouse_unavailable").asInt(), done.toString());
+        assertEquals(3, done.get("byRound").get("1").asInt(), "the round's questions are all final: " + done);
+        assertEquals(6, resultLines(gateway, batchId, KEY_A, 6).size());
+        JsonNode q1 = awaitStatus(gateway, id.apply(1), KEY_A, Set.of("succeeded"));
+        assertEquals(1, q1.get("round").asInt());
+
+        // One question, asked of each instance: the one that does not own it forwards the POST (method and body).
+        Path secondState = Files.createTempDirectory("gw-r-");
+        try (Gateway second = startGateway(secondState)) {
+            awaitBatch(second, batchId, KEY_A, s -> s.get("done").asBoolean());
+            Gateway notOwner = gateway.owns(ResultsView.QUESTIONS, id.apply(4)) ? second : gateway;
+            HttpResponse<String> one = post(notOwner, "/v1/questions/" + id.apply(4) + "/retry", KEY_A, null, "");
+            assertEquals(202, one.statusCode(), one.body());
+            assertEquals("max_attempts", json(one).get("previousReason").asText(), "a single question may be retried for any failure");
+            Gateway batchNotOwner = gateway.owns(ResultsView.RESULTS_BY_BATCH, batchId) ? second : gateway;
+            HttpResponse<String> batch = post(batchNotOwner, "/v1/batches/" + batchId + "/retry", KEY_A, "application/json",
+                    "{\"reasons\":[\"warehouse_unavailable\"]}");
+            assertEquals(202, batch.statusCode(), batch.body());
+            assertEquals(1, json(batch).get("retried").asInt(), batch.body());
+            assertEquals(2, json(batch).get("round").asInt(), "one above the batch's highest round");
+            assertEquals(2, readSubmitted(2, t -> batchId.equals(t.batchId()) && t.round() >= 1 && t.attempt() == 1
+                    && (t.questionId().equals(id.apply(4)) || t.round() == 2)).stream().map(QuestionTask::questionId).distinct().count());
+        }
     }
 
     @Test
@@ -421,13 +558,18 @@ class GatewayIT {
     }
 
     private static List<String> resultLines(Gateway g, String batchId) throws Exception {
+        return resultLines(g, batchId, KEY_B, 1000);
+    }
+
+    /** The batch's streamed results once there are {@code expected} of them (or what there is after a minute). */
+    private static List<String> resultLines(Gateway g, String batchId, String key, int expected) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         List<String> lines = List.of();
         while (System.nanoTime() < deadline) {
-            HttpResponse<String> r = get(g, "/v1/batches/" + batchId + "/results", KEY_B);
+            HttpResponse<String> r = get(g, "/v1/batches/" + batchId + "/results", key);
             if (r.statusCode() == 200) {
                 lines = r.body().lines().filter(l -> !l.isBlank()).collect(Collectors.toList());
-                if (lines.size() >= 1000) return lines;
+                if (lines.size() == expected) return lines;
             }
             Thread.sleep(200);
         }

@@ -53,7 +53,7 @@ class QuestionMetricsTest {
 
     private static AttemptEvent repairEvent(String id, int attempt, String decision, String reason, Issue... issues) {
         return new AttemptEvent(0, id, attempt, "repair", QuestionMetrics.REPAIR_EVENT, "SELECT x", List.of(issues), decision,
-                reason, null, 1, T0);
+                reason, null, 1, T0, 0);
     }
 
     @Test
@@ -88,7 +88,7 @@ class QuestionMetricsTest {
         Issue column2 = new Issue("static-validate", ErrorCategory.COLUMN_NOT_FOUND, "no column y", "y", List.of());
         Issue hint = Issue.hint("static-validate", ErrorCategory.CONSTRAINT_VIOLATION, "'book' is not a value", "book");
         AttemptEvent validation = new AttemptEvent(0, "q4", 1, "static-validate", QuestionMetrics.VALIDATION_EVENT, "SELECT x",
-                List.of(column, column2, hint), "repair", "column_not_found: no column x", null, 1, T0);
+                List.of(column, column2, hint), "repair", "column_not_found: no column x", null, 1, T0, 0);
         AttemptEvent retry = repairEvent("q4", 1, "retry", "retry: attempt 2 of 3", column, column2, hint);
         AttemptEvent stop = repairEvent("q4", 2, "final", "unchanged_sql: attempt 2 repeated the previous SQL",
                 Issue.of("execute", ErrorCategory.TYPE_MISMATCH, "cannot compare"));

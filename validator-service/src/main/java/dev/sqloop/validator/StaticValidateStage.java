@@ -64,6 +64,6 @@ public final class StaticValidateStage extends AbstractStage<QuestionTask> {
     private AttemptEvent event(QuestionTask task, List<Issue> issues, String decision, String reason, Instant started) {
         Instant now = clock.instant();
         return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, "validation", task.sql(), issues, decision,
-                reason, null, Math.max(0, now.toEpochMilli() - started.toEpochMilli()), now);
+                reason, null, Math.max(0, now.toEpochMilli() - started.toEpochMilli()), now, task.round());
     }
 }

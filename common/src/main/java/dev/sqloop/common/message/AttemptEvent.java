@@ -7,6 +7,8 @@ import java.util.Objects;
 /**
  * One entry of a question's trace on the {@code events} topic: what a stage did with an attempt
  * (its SQL, the issues found, the repair decision and its reason, the SQL diff against the previous attempt).
+ *
+ * @param round the question's retry round ({@link QuestionTask#round()}): a retried question's attempts start at 1 again
  */
 public record AttemptEvent(
         int schemaVersion,
@@ -20,7 +22,8 @@ public record AttemptEvent(
         String reason,
         String sqlDiff,
         long durationMillis,
-        Instant at) implements Message {
+        Instant at,
+        int round) implements Message {
 
     public AttemptEvent {
         Objects.requireNonNull(questionId, "questionId");

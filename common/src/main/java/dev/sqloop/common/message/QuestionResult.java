@@ -16,6 +16,8 @@ import java.util.Objects;
  *     {@code sql} never runs a refused statement
  * @param lastRejectedSql on a failure, the text of the last attempt (what was refused: a write statement,
  *     SQL the engine rejected, prose); null on success
+ * @param maxAttempts the question's attempt budget (0 in a result from a producer older than this field)
+ * @param round the retry round that produced this result (0: the question as submitted); see {@link QuestionTask#round()}
  */
 public record QuestionResult(
         int schemaVersion,
@@ -37,7 +39,9 @@ public record QuestionResult(
         Map<String, Long> timings,
         Instant submittedAt,
         Instant completedAt,
-        Map<String, String> metadata) implements Message {
+        Map<String, String> metadata,
+        int maxAttempts,
+        int round) implements Message {
 
     public static final String SUCCEEDED = "succeeded";
     public static final String FAILED = "failed";
@@ -72,7 +76,7 @@ public record QuestionResult(
         return new QuestionResult(CURRENT_SCHEMA_VERSION, t.questionId(), t.tenant(), t.batchId(), t.datasource(),
                 t.question(), status, reason, category, message, SUCCEEDED.equals(status) ? t.sql() : null,
                 SUCCEEDED.equals(status) ? null : t.sql(), t.attempt(), t.issues(), t.execution(),
-                t.usage(), t.timings(), t.submittedAt(), now, t.metadata());
+                t.usage(), t.timings(), t.submittedAt(), now, t.metadata(), t.maxAttempts(), t.round());
     }
 
     public boolean succeeded() {

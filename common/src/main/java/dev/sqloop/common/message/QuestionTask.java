@@ -18,6 +18,8 @@ import java.util.Objects;
  *                producer older than this field, for which a stage falls back to its own datasource settings
  * @param previousIssues what was wrong with the previous attempt's SQL ({@code previousSql}): kept so that a success
  *                       after a repair still tells which error it fixed (the error→fix memory learns from it)
+ * @param round 0 for the question as submitted; a retry of the failed question (after an LLM or warehouse outage)
+ *              runs it again from attempt 1 at a higher round, and the gateway keeps only the newest round's result
  */
 public record QuestionTask(
         int schemaVersion,
@@ -42,7 +44,8 @@ public record QuestionTask(
         Map<String, Long> timings,
         Map<String, String> metadata,
         List<Issue> previousIssues,
-        Dialect dialect) implements Message {
+        Dialect dialect,
+        int round) implements Message {
 
     public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
@@ -52,6 +55,7 @@ public record QuestionTask(
         Objects.requireNonNull(question, "question");
         if (attempt < 1) throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
         if (maxAttempts < 1) throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
+        if (round < 0) throw new IllegalArgumentException("round must be >= 0, was " + round);
         schemaVersion = schemaVersion <= 0 ? CURRENT_SCHEMA_VERSION : schemaVersion;
         tenant = tenant == null ? "default" : tenant;
         examples = examples == null ? List.of() : List.copyOf(examples);
@@ -70,7 +74,7 @@ public record QuestionTask(
     public static QuestionTask create(String questionId, String tenant, String datasource, String question,
                                       int maxAttempts, Instant submittedAt) {
         return new QuestionTask(CURRENT_SCHEMA_VERSION, questionId, tenant, null, datasource, question, 1, maxAttempts,
-                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null, null, 0);
     }
 
     @Override
@@ -89,52 +93,60 @@ public record QuestionTask(
         if (batchId != null) h.put(SqloopHeaders.BATCH_ID, batchId);
         if (deadline != null) h.put(SqloopHeaders.DEADLINE, Long.toString(deadline.toEpochMilli()));
         if (previousSql != null) h.put(SqloopHeaders.PREVIOUS_SQL, previousSql);
+        if (round > 0) h.put(SqloopHeaders.ROUND, Integer.toString(round));
         return h;
+    }
+
+    /** The same question at retry round {@code round}. */
+    public QuestionTask withRound(int round) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata, previousIssues, dialect, round);
     }
 
     /** The datasource's dialect, as the gateway resolved it. */
     public QuestionTask withDialect(Dialect dialect) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect);
+                execution, usage, timings, metadata, previousIssues, dialect, round);
     }
 
     public QuestionTask withBatch(String batchId, Instant deadline, Map<String, String> metadata) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect);
+                execution, usage, timings, metadata, previousIssues, dialect, round);
     }
 
     public QuestionTask withContext(List<Example> examples, LinkedSchema linkedSchema, NlConstraints constraints) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect);
+                execution, usage, timings, metadata, previousIssues, dialect, round);
     }
 
     /** The SQL of this attempt (from the LLM or a stored example), clearing the previous attempt's findings. */
     public QuestionTask withSql(String sql, TokenUsage spent) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), correctionPrompt,
-                null, usage.plus(spent), timings, metadata, previousIssues, dialect);
+                null, usage.plus(spent), timings, metadata, previousIssues, dialect, round);
     }
 
     public QuestionTask withIssues(List<Issue> issues) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect);
+                execution, usage, timings, metadata, previousIssues, dialect, round);
     }
 
     public QuestionTask withExecution(Execution execution) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect);
+                execution, usage, timings, metadata, previousIssues, dialect, round);
     }
 
     /** The next attempt: attempt+1, the failed SQL becomes {@code previousSql}, the correction prompt is set. */
     public QuestionTask nextAttempt(String correctionPrompt) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt + 1, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, null, sql, List.of(), correctionPrompt,
-                null, usage, timings, metadata, issues, dialect);
+                null, usage, timings, metadata, issues, dialect, round);
     }
 
     /** Adds time spent in a stage (summed over attempts). */
@@ -143,6 +155,6 @@ public record QuestionTask(
         t.merge(stage, millis, Long::sum);
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, t, metadata, previousIssues, dialect);
+                execution, usage, t, metadata, previousIssues, dialect, round);
     }
 }
