@@ -88,7 +88,21 @@ public final class Chaos {
     static final List<Kind> KINDS = kinds(PREFIX);
 
     /** One kill: when, what was final then, and how long until the kind worked again. */
-    record Kill(String kind, double atSeconds, long finishedAtKill, double stallSeconds) {}
+    /**
+     * @param stallSeconds from the kill until the restarted worker's group committed past its offsets at the kill (the
+     *                     gateway: until the results API counted as many as before); NaN when no backlog was left
+     * @param timedOut     no progress within {@link #RESUME_BOUND}: the stall is at least that, and the run fails
+     */
+    record Kill(String kind, double atSeconds, long finishedAtKill, double stallSeconds, boolean timedOut) {
+        String describe() {
+            if (Double.isNaN(stallSeconds)) return "no backlog left";
+            return timedOut ? String.format(Locale.ROOT, "NO PROGRESS within %d s", RESUME_BOUND.toSeconds())
+                    : String.format(Locale.ROOT, "stall %.1f s", stallSeconds);
+        }
+    }
+
+    /** How long a restarted worker may take to make progress again before the run reports it as not resumed. */
+    static final Duration RESUME_BOUND = Duration.ofMinutes(3);
 
     private Chaos() {}
 
@@ -147,7 +161,7 @@ public final class Chaos {
                         kills.add(kill(kind, running, incarnations, admin, client, batches, work, finished, start));
                         Kill k = kills.getLast();
                         System.out.printf("%n  kill %2d: %-9s at %6.1f s, %d/%d final, %s%n", kills.size(), k.kind(), k.atSeconds(),
-                                k.finishedAtKill(), questions, Double.isNaN(k.stallSeconds()) ? "no backlog left" : String.format(Locale.ROOT, "stall %.1f s", k.stallSeconds()));
+                                k.finishedAtKill(), questions, k.describe());
                         nextKill = System.nanoTime() + Duration.ofSeconds(every).toNanos();
                     }
                     System.err.printf("\r  %d/%d final, %.0f s", finished, questions, (System.nanoTime() - start) / 1e9);
@@ -239,22 +253,23 @@ public final class Chaos {
         incarnations.add(next);
         if (drained) {
             // nothing left on its topic: there is no work whose resumption could be timed
-            return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, Double.NaN);
+            return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, Double.NaN, false);
         }
-        long deadline = killed + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
+        long deadline = killed + RESUME_BOUND.toNanos();
+        boolean resumed = false;
+        while (!resumed && System.nanoTime() < deadline) {
             if (kind.group() != null) {
-                if (sum(offsets(admin, kind.group())) > committedAtKill) break;
+                resumed = sum(offsets(admin, kind.group())) > committedAtKill;
             } else {
                 try {
-                    if (finished(client, batches) >= finishedAtKill) break;
+                    resumed = finished(client, batches) >= finishedAtKill;
                 } catch (Exception restarting) {
                     // 503 while rebalancing, 404 while restoring its state, refused while starting
                 }
             }
-            Thread.sleep(100);
+            if (!resumed) Thread.sleep(100);
         }
-        return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, (System.nanoTime() - killed) / 1e9);
+        return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, (System.nanoTime() - killed) / 1e9, !resumed);
     }
 
     private static int verify(GatewayClient client, List<String> batches, String bootstrap, SimulatedLlm llm, int questions,
@@ -301,9 +316,14 @@ public final class Chaos {
             b.append(String.format(Locale.ROOT, "  %-9s killed %2d×, stall mean %.1f s, max %.1f s (%d with no backlog left: nothing to time)%n", kind,
                     s.size(), Arrays.stream(timed).average().orElse(0), Arrays.stream(timed).max().orElse(0), s.size() - timed.length));
         });
+        long notResumed = kills.stream().filter(Kill::timedOut).count();
+        if (notResumed > 0) {
+            b.append(String.format(Locale.ROOT, "  not resumed               %d kills made no progress within %d s (their stall above is that bound)%n",
+                    notResumed, RESUME_BOUND.toSeconds()));
+        }
         System.out.print(b);
-        boolean ok = lost == 0 && twiceInApi == 0 && overBudget == 0 && missingOnTopic == 0;
-        System.out.println(ok ? "OK: every question has exactly one final result" : "FAILED: see above");
+        boolean ok = lost == 0 && twiceInApi == 0 && overBudget == 0 && missingOnTopic == 0 && notResumed == 0;
+        System.out.println(ok ? "OK: every question has exactly one final result, every killed worker resumed" : "FAILED: see above");
         return ok ? 0 : 1;
     }
 
