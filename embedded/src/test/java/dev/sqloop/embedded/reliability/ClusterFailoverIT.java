@@ -60,17 +60,27 @@ import org.junit.jupiter.api.Test;
  * warehouse. The stages run in this JVM ({@link EmbeddedPipeline} against the cluster's bootstrap): the point here is
  * the brokers; killing the workers is {@code PipelineCrashIT}'s.
  *
- * <p>Mid-batch (a quarter of the questions final) the node that leads the most partitions of the pipeline's topics
- * (found with {@code Admin.describeTopics} before the batch) is SIGKILLed — it may also be the active controller, a group
- * coordinator and the gateway's transaction coordinator — and restarted once the others have taken over its partitions.
- * Asserted: the cluster really moved leadership (the node led partitions before the kill and leads none, with every
- * partition led and at least {@code min.insync.replicas} in sync, after it); the batch completes with every question's
- * exactly one final result in the results API (batch status, the batch's results stream, each question) and a final
- * record on {@code results} (nothing lost); attempts ≤ max; the restarted node is back in every partition's ISR.
- * Printed: the stall after the kill (the longest time without a new final result from the kill to the end of the
- * batch), the duplicate final records on {@code results} and repeated LLM calls (bounded: a broker failover makes
- * producers retry, which idempotence de-duplicates, and consumers re-find their coordinator; only a record redelivered
- * after a lost commit or a rebalance is redone, at most what was in flight), and one summary line.
+ * <p>Mid-batch (a quarter of the questions have their final record on {@code results}) the node that leads the most
+ * partitions of the pipeline's topics (found with {@code Admin.describeTopics} before the batch) is SIGKILLed — it may
+ * also be the active controller, group coordinators and the gateway's transaction coordinator — and restarted once the
+ * others have taken over its partitions. Asserted: the cluster really moved leadership (the node led partitions before
+ * the kill and leads none, with every partition led and at least {@code min.insync.replicas} in sync, after it); the
+ * batch completes with every question's exactly one final result in the results API (batch status, the batch's results
+ * stream, each question) and a final record on {@code results} (nothing lost); attempts ≤ max; no dead letter (a
+ * failover is retried, never dead-lettered); the restarted node is back in every partition's ISR.
+ *
+ * <p>Measured and bounded: the stall after the kill, twice — on {@code results} itself (a read_committed consumer
+ * through the failover, the longest time without a new question's final record from the kill until the last) and in
+ * the gateway's view (the batch's {@code finished} count); both within {@value #STALL_BOUND_SECONDS} s. What the stall is
+ * made of: the dead node is fenced after 4 s and its partitions get new leaders; the gateway's Kafka Streams view also
+ * waits for its transaction coordinator to move (~11 s seen). And a Kafka defect (matching KAFKA-15591): when the dead leader had
+ * two batches of one idempotent producer in flight, the later one can reach the new leader first, which accepts it
+ * with no state for that producer; the earlier one is then refused with {@code OUT_OF_ORDER_SEQUENCE_NUMBER} at every
+ * retry until the producer's delivery timeout expires it and the stage sends it again — with Kafka's 120 s default
+ * that held a few questions ~2 minutes (a 99 s stall seen); sqloop's producers now give up after 20 s
+ * ({@code KafkaClients.DELIVERY_TIMEOUT}). Printed: duplicate final records on {@code results} and repeated LLM calls
+ * (bounded: producers' retries are de-duplicated by idempotence, and only a record redelivered after a lost commit or
+ * a rebalance is redone, at most what was in flight), and one summary line with the figures.
  */
 class ClusterFailoverIT {
     static final int BATCH = 200;
@@ -78,7 +88,7 @@ class ClusterFailoverIT {
     static final int IN_FLIGHT = 32;
     /** A record is redone only if its offset was not committed when its consumer lost its partition or its commit. */
     static final int REDONE_BOUND = 2 * IN_FLIGHT;
-    /** Fencing the dead node (4 s), a new controller if it was the active one, clients' metadata refresh and retries. */
+    /** A send stuck since just before the kill expires after the 20 s delivery timeout and is sent again; plus margin. */
     static final double STALL_BOUND_SECONDS = 30;
 
     @Test
@@ -185,22 +195,24 @@ class ClusterFailoverIT {
                     double viewStall = longestGap(viewProgress, killed);
                     System.out.printf(Locale.ROOT, "cluster: node %d (led %d of %d partitions) killed at %d/%d final; leaderships moved in %.1f s; "
                                     + "on results: first final record after the kill %.1f s, stall %.1f s (gateway view: %.1f s, %.1f s); "
-                                    + "node back in %.1f s, full ISR %.1f s after the kill; batch %.1f s, duplicates %d, repeated LLM calls %d (%d calls); "
+                                    + "node back in %.1f s, full ISR %.1f s after the kill; batch %.1f s, duplicates %d, repeated LLM calls %d (%d calls), dead letters %d; "
                                     + "class wall time %.1f s%n",
                             victim, ledBefore.get(victim), totalPartitions, finishedAtKill, BATCH, failoverSeconds,
                             firstAfter(arrivals, killed), stall, firstAfter(viewProgress, killed), viewStall,
                             restartSeconds, isrSeconds, batchSeconds, counts.duplicates(), counts.repeated(), counts.calls(),
-                            (System.nanoTime() - classStart) / 1e9);
+                            counts.deadLetters(), (System.nanoTime() - classStart) / 1e9);
                     assertTrue(counts.duplicates() <= REDONE_BOUND, "duplicate final records bounded: " + counts);
                     assertTrue(counts.repeated() >= 0 && counts.repeated() <= REDONE_BOUND * MAX_ATTEMPTS, "repeated LLM calls bounded: " + counts);
                     assertTrue(stall <= STALL_BOUND_SECONDS, "the stall after the kill is bounded: " + stall + " s");
+                    assertEquals(0, counts.deadLetters(), "a broker failover is retried, never dead-lettered");
+                    assertTrue(viewStall <= STALL_BOUND_SECONDS, "the gateway's view of the batch resumes within the bound: " + viewStall + " s");
                 }
             }
         }
         Dirs.deleteQuietly(work); // kept when the test fails
     }
 
-    private record Counts(int duplicates, int repeated, int calls) {}
+    private record Counts(int duplicates, int repeated, int calls, int deadLetters) {}
 
     /**
      * A read_committed consumer on {@code results} through the failover (it follows the moved leaders like the stages
@@ -377,7 +389,8 @@ class ClusterFailoverIT {
             calls += (int) requests.stream().filter(r -> squash(r.call().lastUser()).contains(text)).count();
             expectedCalls += attempts;
         }
-        return new Counts(duplicates, calls - expectedCalls, calls);
+        int deadLetters = TopicDump.readAll(bootstrap, Topics.DLQ.name(), Duration.ofSeconds(30)).size();
+        return new Counts(duplicates, calls - expectedCalls, calls, deadLetters);
     }
 
     private static String code(int i) {
