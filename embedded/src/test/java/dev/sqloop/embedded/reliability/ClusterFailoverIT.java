@@ -83,7 +83,7 @@ import org.junit.jupiter.api.Test;
  * a rebalance is redone, at most what was in flight), and one summary line with the figures.
  */
 class ClusterFailoverIT {
-    static final int BATCH = 200;
+    static final int BATCH = 120;
     static final int MAX_ATTEMPTS = 3;
     static final int IN_FLIGHT = 32;
     /** A record is redone only if its offset was not committed when its consumer lost its partition or its commit. */
