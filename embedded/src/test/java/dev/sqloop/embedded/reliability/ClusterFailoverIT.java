@@ -135,6 +135,8 @@ class ClusterFailoverIT {
                 int victim = ledBefore.entrySet().stream().max(Map.Entry.<Integer, Integer>comparingByValue()
                         .thenComparing(Map.Entry.comparingByKey(java.util.Comparator.reverseOrder()))).orElseThrow().getKey();
                 int totalPartitions = ledBefore.values().stream().mapToInt(Integer::intValue).sum();
+                assertEquals(Set.of(1, 2, 3), ledBefore.keySet(), "every node leads some partitions: " + ledBefore);
+                assertTrue(ledBefore.get(victim) > 0, "the node to kill leads partitions: " + ledBefore);
                 System.out.printf("cluster: 3 nodes up in %.1f s, pipeline in %.1f s; partition leaders by node %s; killing node %d%n",
                         clusterUp, pipelineUp, ledBefore, victim);
 
