@@ -81,9 +81,29 @@ public final class KafkaClients {
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) REQUEST_TIMEOUT.toMillis());
         p.putAll(kafka.clientOverrides());
+        if (!kafka.clientOverrides().containsKey(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) {
+            // Kafka refuses a delivery timeout below linger + request timeout: keep it above an overridden request timeout
+            long floor = Long.parseLong(p.get(ProducerConfig.LINGER_MS_CONFIG).toString())
+                    + Long.parseLong(p.get(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG).toString());
+            p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(DELIVERY_TIMEOUT.toMillis(), floor));
+        }
         return p;
     }
+
+    /**
+     * How long a send may stay unacknowledged before the producer gives it up, retries included; the runner's
+     * {@code AcknowledgedProducer} then sends it again. This bounds a Kafka defect seen on a broker failover
+     * (matching KAFKA-15591; {@code ClusterFailoverIT}): when a partition's leader dies with two batches of one idempotent
+     * producer in flight, the later batch can reach the new leader first, which has no state for that producer and
+     * accepts it; the earlier one is then refused with {@code OUT_OF_ORDER_SEQUENCE_NUMBER} at every retry until this
+     * timeout expires it. Kafka's 120 s default held those questions ~2 minutes after the failover. 20 s bounds it, with
+     * a request timeout of 10 s (Kafka's 30 s would not fit below it). {@code SQLOOP_KAFKA_DELIVERY_TIMEOUT_MS} /
+     * {@code _REQUEST_TIMEOUT_MS} override them.
+     */
+    public static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(20);
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     public static Producer<byte[], byte[]> producer(KafkaSettings kafka, String clientId) {
         return new KafkaProducer<>(producerProperties(kafka, clientId));
