@@ -73,12 +73,15 @@ public final class PipelineBenchmark {
               --concurrency C      concurrent LLM calls, SQLOOP_LLM_MAX_CONCURRENCY (default 256)
               --lane L             on, off or both: the corrections' priority lane (default on; both = before/after)
               --agent N            questions through the sequential agent (default 30 in the llm regime, 300 in cpu)
+              --cancel-at F        cancel the batch once a fraction F (0 < F < 1) of it is final, and measure how soon the
+                                   LLM stops being called and every question is final (cancelled) instead of the limits
               --out DIR            where timelines go (default $SQLOOP_HOME/.sqloop/bench/pipeline-<time>)
             """;
 
     private PipelineBenchmark() {}
 
-    record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime) {}
+    /** @param cancelAt the fraction of the batch final when it is cancelled; 0: not cancelled */
+    record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt) {}
 
     public static int run(Args args) throws Exception {
         int questions = args.integer("questions", 10_000);
@@ -91,6 +94,8 @@ public final class PipelineBenchmark {
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
         if (!List.of("llm", "cpu", "both").contains(regime)) throw new Args.UsageException("--regime is llm, cpu or both");
         if (!List.of("on", "off", "both").contains(lane)) throw new Args.UsageException("--lane is on, off or both");
+        double cancelAt = Double.parseDouble(args.string("cancel-at", "0"));
+        if (cancelAt < 0 || cancelAt >= 1) throw new Args.UsageException("--cancel-at is a fraction of the batch: 0 < F < 1");
         Files.createDirectories(out);
         Path warehouse = DemoWarehouse.create(out.resolve("warehouse.duckdb"));
         System.out.printf("sqloop bench pipeline: %d questions per run, %d cores, JVM max heap %d MiB, out %s%n", questions,
@@ -100,7 +105,7 @@ public final class PipelineBenchmark {
             Duration latency = r.equals("llm") ? median : Duration.ZERO;
             int agent = args.integer("agent", r.equals("llm") ? 30 : 300);
             for (String l : lane.equals("both") ? List.of("off", "on") : List.of(lane)) {
-                runs.add(new Settings(questions, latency, concurrency, l.equals("on"), agent, r));
+                runs.add(new Settings(questions, latency, concurrency, l.equals("on"), cancelAt > 0 ? 0 : agent, r, cancelAt));
             }
         }
         List<Report> reports = new ArrayList<>();
@@ -152,7 +157,8 @@ public final class PipelineBenchmark {
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
             long start = System.nanoTime();
             Thread sampler = timeline.sample(results::finished, start);
-            submit(client, batch, s.questions(), work);
+            List<String> batches = submit(client, batch, s.questions(), work);
+            Cancellation cancellation = s.cancelAt() > 0 ? Cancellation.when(s, results, llm, client, batches, start) : null;
             results.await(Duration.ofMinutes(30), start);
             double seconds = (System.nanoTime() - start) / 1e9;
             Map<String, Long> cpu = profile.stop();
@@ -163,12 +169,73 @@ public final class PipelineBenchmark {
             SimulatedLlm.Stats llmStats = llm.stats();
             long llmCalls = llmStats.calls() - llmCallsStart;
             timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
+            if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
             return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work);
         }
     }
 
-    private static void submit(GatewayClient client, DemoBatch batch, int n, Path work) throws Exception {
+    /**
+     * Cancels the submitted batches once {@code cancelAt} of the questions are final, then follows the LLM's call count
+     * every 20 ms: how many calls were made after the cancel (at most those already holding one of the C slots should
+     * finish), when the last one started, and when the last question became final.
+     */
+    static final class Cancellation {
+        private final long start;
+        private volatile long cancelledAt;
+        private volatile int finishedAtCancel;
+        private volatile long callsAtCancel;
+        private volatile long lastCallAt;
+        private volatile long callsAfter;
+        private final int concurrency;
+
+        private Cancellation(long start, int concurrency) {
+            this.start = start;
+            this.concurrency = concurrency;
+        }
+
+        static Cancellation when(Settings s, ResultCollector results, SimulatedLlm llm, GatewayClient client, List<String> batches, long start) {
+            Cancellation c = new Cancellation(start, s.concurrency());
+            int threshold = (int) Math.ceil(s.cancelAt() * s.questions());
+            Thread.ofPlatform().daemon().name("bench-harness-cancel").start(() -> {
+                try {
+                    while (results.finished() < threshold) Thread.sleep(20);
+                    c.finishedAtCancel = results.finished();
+                    c.callsAtCancel = llm.stats().calls();
+                    c.cancelledAt = System.nanoTime();
+                    c.lastCallAt = c.cancelledAt;
+                    for (String b : batches) client.delete("/v1/batches/" + b, 202);
+                    while (results.finished() < s.questions()) {
+                        long calls = llm.stats().calls();
+                        if (calls > c.callsAtCancel + c.callsAfter) {
+                            c.callsAfter = calls - c.callsAtCancel;
+                            c.lastCallAt = System.nanoTime();
+                        }
+                        Thread.sleep(20);
+                    }
+                } catch (Exception e) {
+                    System.err.println("bench: cancelling failed: " + e);
+                }
+            });
+            return c;
+        }
+
+        String report(ResultCollector r, double seconds) {
+            long end = start + (long) (seconds * 1e9);
+            return String.format(Locale.ROOT, """
+
+                    == cancelled at %d of %d final (%.1f s into the batch) ==
+                      LLM calls after the cancel   %d (the C = %d slots bound those already under way); the last began %.2f s after it
+                      every question final         %.1f s after the cancel (%.0f questions/s ended)
+                      outcomes                     %s
+                    """, finishedAtCancel, r.finished(), (cancelledAt - start) / 1e9, callsAfter, concurrency,
+                    (lastCallAt - cancelledAt) / 1e9, (end - cancelledAt) / 1e9,
+                    (r.finished() - finishedAtCancel) / Math.max(1e-9, (end - cancelledAt) / 1e9), r.outcomes);
+        }
+    }
+
+    private static List<String> submit(GatewayClient client, DemoBatch batch, int n, Path work) throws Exception {
+        List<String> batches = new ArrayList<>();
         int chunk = 10_000;
         for (int from = 0; from < n; from += chunk) {
             Path file = work.resolve("batch-" + from + ".jsonl");
@@ -180,9 +247,10 @@ public final class PipelineBenchmark {
                     w.write('\n');
                 }
             }
-            client.submitBatchFile(file);
+            batches.add(client.submitBatchFile(file).get("batchId").asText());
             Files.delete(file);
         }
+        return batches;
     }
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
