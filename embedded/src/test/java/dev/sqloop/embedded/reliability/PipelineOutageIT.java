@@ -51,8 +51,9 @@ import org.junit.jupiter.api.Test;
  * <ol>
  *   <li><b>Poison</b>: on every topic a stage worker consumes, an undecodable value, valid JSON of the wrong shape and a
  *       null value; on the topics only the gateway's view or the cancellation followers read, the same. Each worker's
- *       poison is dead-lettered with reason {@code undecodable}, its topic and its stage; the next batch (the baseline)
- *       completes.</li>
+ *       poison is dead-lettered with reason {@code undecodable}, its topic and its stage, key, value and headers kept; the
+ *       gateway's Kafka Streams view logs and skips its poison (no dead letter: its deserialization handler is
+ *       log-and-continue); the next batch (the baseline) completes.</li>
  *   <li><b>Baseline</b>: the questions without a fault of the LLM's or the warehouse's — every LLM call is one attempt
  *       (calls = attempts: the counting below is exact) and no infrastructure retry happens. Each question's fault is
  *       fixed per base question ({@link #FAULTS}), so later batches of the same questions must end the same way.</li>
@@ -71,8 +72,8 @@ import org.junit.jupiter.api.Test;
  *       well within the executor's budget ({@value #DB_RETRIES} retries from {@value #DB_BACKOFF_MS} ms: at least
  *       {@value #DB_LEAST_WAIT_MS} ms of waiting): the batch ends as the baseline.</li>
  *   <li><b>Long warehouse outage</b>: PostgreSQL down from before the batch until each question is final: all end
- *       {@code warehouse_unavailable} with attempts no higher than the baseline's; started again, the same questions
- *       succeed.</li>
+ *       {@code warehouse_unavailable} with attempts no higher than the baseline's, each dead-lettered
+ *       {@code retries_exhausted} by the executor; started again, the same questions succeed.</li>
  *   <li><b>Secrets</b>: the LLM API key and the warehouse password are distinctive canaries (the reader role's real
  *       password is set to it): neither appears in any JVM's log (every incarnation), on {@code results},
  *       {@code events}, {@code dlq} (keys, values, headers), or in any question's result or trace from the API.</li>
@@ -96,9 +97,10 @@ class PipelineOutageIT {
     static final long LLM_MAX_BACKOFF_MS = 1500;
     /**
      * Shorter than the least the generator's budget waits (full jitter draws each delay in [cap/2, cap]: 150 + 300 + 600
-     * + 750 ms = 1.8 s before the fifth try), so no question caught in it can run out of retries.
+     * + 750 ms = 1.8 s before the fifth try; a Retry-After of 1 s only lengthens a wait), so no question caught in it
+     * can run out of retries, with 0.6 s to spare for switching the storm on and off.
      */
-    static final long SHORT_STORM_MS = 1500;
+    static final long SHORT_STORM_MS = 1200;
     static final int DB_RETRIES = 4;
     static final long DB_BACKOFF_MS = 1000;
     static final long DB_MAX_BACKOFF_MS = 2500;
@@ -184,7 +186,7 @@ class PipelineOutageIT {
                 batches.addAll(shortStorm(pipeline, llm, baseline, textsByRun.get("storm-short")));
                 batches.addAll(longStorm(pipeline, llm, baseline, textsByRun.get("storm-long"), textsByRun.get("after-storm"), broker.bootstrapServers()));
                 batches.addAll(shortOutage(pipeline, pg, llm, baseline, textsByRun.get("pg-short")));
-                batches.addAll(longOutage(pipeline, pg, baseline, textsByRun.get("pg-long"), textsByRun.get("after-pg")));
+                batches.addAll(longOutage(pipeline, pg, baseline, textsByRun.get("pg-long"), textsByRun.get("after-pg"), broker.bootstrapServers()));
 
                 List<String> ids = new ArrayList<>();
                 for (Batch b : batches) for (JsonNode r : b.results().values()) ids.add(r.get("questionId").asText());
@@ -380,14 +382,7 @@ class PipelineOutageIT {
         }
         double retries = retries(pipeline, "generate") - retriesBefore;
         assertEquals(texts.size() * LLM_RETRIES, (int) retries, "each question spent its whole budget, no more");
-        int exhausted = 0;
-        for (ConsumerRecord<byte[], byte[]> r : ForkedPipeline.readAll(bootstrap, Topics.DLQ.name())) {
-            String reason = header(r, SqloopHeaders.ERROR_REASON);
-            String question = header(r, SqloopHeaders.QUESTION_ID);
-            if ("retries_exhausted".equals(reason) && question != null && b.results().values().stream()
-                    .anyMatch(x -> x.get("questionId").asText().equals(question))) exhausted++;
-        }
-        assertEquals(texts.size(), exhausted, "each question given up is a dead letter (retries_exhausted)");
+        int exhausted = exhausted(bootstrap, b, "generate");
 
         long back = System.nanoTime();
         Batch after = finish(pipeline, "after-storm", pipeline.submit("after-storm", List.copyOf(afterTexts.values()), DATABASE), afterTexts, back);
@@ -438,7 +433,7 @@ class PipelineOutageIT {
     }
 
     private List<Batch> longOutage(ForkedPipeline pipeline, PostgresServer pg, Batch baseline, Map<Integer, String> texts,
-                                   Map<Integer, String> afterTexts) throws Exception {
+                                   Map<Integer, String> afterTexts, String bootstrap) throws Exception {
         double retriesBefore = retries(pipeline, "execute");
         long down = System.nanoTime();
         pg.stop();
@@ -458,12 +453,13 @@ class PipelineOutageIT {
         }
         double retries = retries(pipeline, "execute") - retriesBefore;
         assertEquals(texts.size() * DB_RETRIES, (int) retries, "each question spent its whole budget at the executor, no more");
+        int exhausted = exhausted(bootstrap, b, "execute");
         long back = System.nanoTime();
         Batch after = finish(pipeline, "after-pg", pipeline.submit("after-pg", List.copyOf(afterTexts.values()), DATABASE), afterTexts, back);
         assertSameAsBaseline(after, baseline);
-        line("pg long", "PostgreSQL down %.1f s, until all %d questions final: %s, %d infrastructure retries (%d each); "
-                        + "started again: the same questions %s in %.1f s", outage, texts.size(), reasons(b), (int) retries, DB_RETRIES,
-                reasons(after), after.seconds());
+        line("pg long", "PostgreSQL down %.1f s, until all %d questions final: %s, %d infrastructure retries (%d each), %d dead "
+                        + "letters retries_exhausted; started again: the same questions %s in %.1f s", outage, texts.size(), reasons(b),
+                (int) retries, DB_RETRIES, exhausted, reasons(after), after.seconds());
         return List.of(b, after);
     }
 
@@ -498,6 +494,22 @@ class PipelineOutageIT {
         assertEquals(texts.size(), byIndex.size(), name + ": every question has its final result in the API");
         System.out.printf("outage: batch %s done in %.1f s: %s%n", name, seconds, status.get("byReason"));
         return new Batch(name, id, texts, byIndex, seconds);
+    }
+
+    /** Each of the batch's questions is one dead letter {@code retries_exhausted} from {@code stage}; answers how many. */
+    private static int exhausted(String bootstrap, Batch b, String stage) {
+        Map<String, Integer> byQuestion = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : ForkedPipeline.readAll(bootstrap, Topics.DLQ.name())) {
+            String question = header(r, SqloopHeaders.QUESTION_ID);
+            if (question != null && b.results().values().stream().anyMatch(x -> x.get("questionId").asText().equals(question))) {
+                assertEquals("retries_exhausted", header(r, SqloopHeaders.ERROR_REASON), "dead letter of " + question);
+                assertEquals(stage, header(r, SqloopHeaders.ERROR_STAGE), "dead letter of " + question);
+                byQuestion.merge(question, 1, Integer::sum);
+            }
+        }
+        assertEquals(b.texts().size(), byQuestion.size(), b.name() + ": each question given up is a dead letter");
+        assertTrue(byQuestion.values().stream().allMatch(n -> n == 1), b.name() + ": one dead letter per question: " + byQuestion);
+        return byQuestion.size();
     }
 
     /** Waits until the LLM answered {@code n} calls for the batch's questions. */
