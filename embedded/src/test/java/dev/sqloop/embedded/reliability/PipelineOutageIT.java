@@ -157,6 +157,8 @@ class PipelineOutageIT {
             env.put("SQLOOP_MAX_IN_FLIGHT", "16");
             env.put("SQLOOP_MAX_ATTEMPTS", Integer.toString(MAX_ATTEMPTS));
             env.put("SQLOOP_FEWSHOT_SHORTCUT_EXACT", "false"); // every batch asks the LLM, not a captured answer
+            // every line sqloop can write is scanned for the canaries, each infrastructure retry's among them
+            env.put("SQLOOP_LOG_LEVEL", "DEBUG");
             String ds = "SQLOOP_DATASOURCE_" + DATABASE.toUpperCase(Locale.ROOT);
             env.put(ds + "_DIALECT", "postgres");
             env.put(ds + "_URL", pg.jdbcUrl(DATABASE));
@@ -188,6 +190,13 @@ class PipelineOutageIT {
                 batches.addAll(shortOutage(pipeline, pg, baseline, textsByRun.get("pg-short")));
                 batches.addAll(longOutage(pipeline, pg, baseline, textsByRun.get("pg-long"), textsByRun.get("after-pg"), broker.bootstrapServers()));
 
+                // the logs show the retries too: one line each, as many as the counters
+                for (String[] k : new String[][] {{"generate", "generate"}, {"executor", "execute"}}) {
+                    double counted = retries(pipeline, k[1]);
+                    long logged = pipeline.jvm(k[0]).output().lines().filter(l -> l.contains("stage " + k[1] + ": infrastructure retry")).count();
+                    assertEquals((long) counted, logged, k[0] + ": one log line per infrastructure retry");
+                    summary.add(String.format(Locale.ROOT, "outage: %-16s %d infrastructure retries in all, %d log lines", k[0], (long) counted, logged));
+                }
                 List<String> ids = new ArrayList<>();
                 for (Batch b : batches) for (JsonNode r : b.results().values()) ids.add(r.get("questionId").asText());
                 List<byte[]> scanned = pipeline.scannable(broker.bootstrapServers(), ids);
