@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
-import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
-import dev.sqloop.embedded.Chaos;
 import dev.sqloop.embedded.Chaos.Kind;
 import dev.sqloop.embedded.DemoBatch;
 import dev.sqloop.testkit.Dirs;
@@ -21,13 +19,6 @@ import dev.sqloop.testkit.llm.Latency;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.RecordedRequest;
 import dev.sqloop.testkit.llm.SimulatedLlm;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,15 +31,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,7 +70,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Finally the logs of every JVM (each incarnation), the results topic, the events, every question's trace and the
  * dead letters are scanned for the LLM API key and the warehouse password, both distinctive canaries: none may appear.
- * {@code -Dsqloop.crash.kinds=executor,gateway} narrows the kinds for a quicker look.
+ * {@code -Dsqloop.crash.kinds=executor,gateway} narrows the kinds for a quicker look. Starting, readiness, batches, results
+ * and the secret scan are {@link ForkedPipeline}'s, shared with {@link PipelineOutageIT}.
  */
 class PipelineCrashIT {
     static final int IN_FLIGHT = 16;
@@ -95,19 +84,9 @@ class PipelineCrashIT {
     static final String LLM_KEY = "sk-canary-llm-7f3c9e2a5b1d";
     static final String DB_PASSWORD = "pw-canary-warehouse-4d81c6e0";
     static final String PREFIX = "crash";
-    private static final Pattern MANAGEMENT = Pattern.compile("management .* on http://127\\.0\\.0\\.1:(\\d+)");
-    private static final Pattern GATEWAY = Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+)");
-    private static final HttpClient http = HttpClient.newHttpClient();
-
-    /** A worker kind: how it is started and which consumer group carries its work. */
-    private static final List<Kind> KINDS = Chaos.kinds(PREFIX);
-
     /** What one batch measured. */
     private record Run(String kind, String batchId, Map<String, String> textById, int finishedAtKill, long lagAtKill,
                        double stallSeconds, double restartSeconds) {}
-
-    private final Map<String, ServiceJvm> running = new ConcurrentHashMap<>();
-    private final List<ServiceJvm> incarnations = new ArrayList<>();
 
     @Test
     void shouldGiveEveryQuestionExactlyOneFinalResultWhenAnyWorkerIsKilledMidBatch() throws Exception {
@@ -137,12 +116,7 @@ class PipelineCrashIT {
 
         try (EmbeddedKafka broker = EmbeddedKafka.start(); Admin admin = KafkaClients.admin(KafkaSettings.of(broker.bootstrapServers()))) {
             KafkaClients.ensureTopics(KafkaSettings.of(broker.bootstrapServers()), Topics.ALL, Duration.ofSeconds(60));
-            int gatewayPort = Ports.free();
-            Map<String, String> env = new HashMap<>();
-            env.put("SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-            env.put("SQLOOP_MANAGEMENT_HOST", "127.0.0.1");
-            env.put("SQLOOP_MANAGEMENT_PORT", "0");
-            env.put("SQLOOP_GROUP_PREFIX", PREFIX);
+            Map<String, String> env = ForkedPipeline.baseEnvironment(broker.bootstrapServers(), PREFIX, Ports.free(), work);
             env.put("SQLOOP_MAX_IN_FLIGHT", Integer.toString(IN_FLIGHT));
             env.put("SQLOOP_MAX_ATTEMPTS", Integer.toString(MAX_ATTEMPTS));
             env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
@@ -152,34 +126,21 @@ class PipelineCrashIT {
             env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
             env.put("SQLOOP_LLM_API_KEY", LLM_KEY);
             env.put("SQLOOP_LLM_MAX_CONCURRENCY", "4");
-            env.put("SQLOOP_FEWSHOT_LUCENE_PATH", work.resolve("examples").toString());
-            env.put("SQLOOP_GATEWAY_HOST", "127.0.0.1");
-            env.put("SQLOOP_GATEWAY_PORT", Integer.toString(gatewayPort));
-            env.put("SQLOOP_GATEWAY_STATE_DIR", work.resolve("gateway-state").toString());
-            env.put("SQLOOP_GATEWAY_APPLICATION_ID", PREFIX + "-gateway");
 
+            ForkedPipeline pipeline = ForkedPipeline.start(PREFIX, work, env, Map.of());
             try {
-                for (Kind k : KINDS) {
-                    Map<String, String> e = new HashMap<>(env);
-                    e.putAll(k.extraEnv());
-                    start(k, e, work);
-                }
-                for (Kind k : KINDS) awaitReady(running.get(k.name()), k.name().equals("gateway") ? GATEWAY : MANAGEMENT);
                 System.out.printf("crash: 6 service JVMs ready in %.1f s%n", (System.nanoTime() - classStart) / 1e9);
-                GatewayClient client = new GatewayClient("http://127.0.0.1:" + gatewayPort, null);
-
                 List<Run> runs = new ArrayList<>();
-                runs.add(runBatch(client, admin, work, "baseline", textsByRun.get("baseline"), null));
-                for (String name : kinds) {
-                    Kind kind = KINDS.stream().filter(k -> k.name().equals(name)).findFirst().orElseThrow();
-                    runs.add(runBatch(client, admin, work, name, textsByRun.get(name), kind));
-                }
+                runs.add(runBatch(pipeline, admin, "baseline", textsByRun.get("baseline"), null));
+                for (String name : kinds) runs.add(runBatch(pipeline, admin, name, textsByRun.get(name), pipeline.kind(name)));
                 Thread.sleep(3000); // a redone chain may still be on its way to a second final record
-                verify(client, broker.bootstrapServers(), llm, runs);
+                verify(pipeline, broker.bootstrapServers(), llm, runs);
             } finally {
-                for (ServiceJvm s : running.values()) s.close();
+                pipeline.close();
             }
-            scanLogs();
+            // every incarnation's whole log; the canaries were in every process's environment: its settings line shows them masked
+            int logs = pipeline.scanLogs(List.of(LLM_KEY, DB_PASSWORD), List.of("SQLOOP_LLM_API_KEY", "SQLOOP_DATASOURCE_DEMO_PASSWORD"));
+            System.out.printf("crash: scanned %d service logs for the canaries%n", logs);
         } finally {
             llm.close();
         }
@@ -187,30 +148,17 @@ class PipelineCrashIT {
         Dirs.deleteQuietly(work); // kept when the test fails, for its logs
     }
 
-    private void start(Kind k, Map<String, String> env, Path work) throws Exception {
-        ServiceJvm s = ServiceJvm.start(k.name(), cliClasspath(),
-                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED"),
-                "dev.sqloop.cli.Main", List.of("run", k.service()), env, work.resolve(k.name() + "-1.log"));
-        running.put(k.name(), s);
-        synchronized (incarnations) {
-            incarnations.add(s);
-        }
-    }
-
-    private Run runBatch(GatewayClient client, Admin admin, Path work, String run, List<String> texts, Kind kind) throws Exception {
-        StringBuilder jsonl = new StringBuilder();
-        for (int i = 0; i < texts.size(); i++) {
-            jsonl.append(JsonCodec.encodeToString(Map.of("question", texts.get(i), "datasource", "demo", "clientId", run + "-" + i))).append('\n');
-        }
+    private Run runBatch(ForkedPipeline pipeline, Admin admin, String run, List<String> texts, Kind kind) throws Exception {
+        GatewayClient client = pipeline.client();
         Map<String, Long> committedBefore = kind == null || kind.group() == null ? Map.of() : committed(admin, kind.group());
         long submitted = System.nanoTime();
-        String batchId = client.submitBatchFile(Files.writeString(work.resolve(run + ".jsonl"), jsonl)).get("batchId").asText();
+        String batchId = pipeline.submit(run, texts, "demo");
         int finishedAtKill = -1;
         long lagAtKill = 0;
         double stall = 0;
         double restart = 0;
         if (kind != null) {
-            ServiceJvm victim = running.get(kind.name());
+            ServiceJvm victim = pipeline.jvm(kind.name());
             if (kind.group() != null) {
                 // mid-batch for this kind: part of its share committed, and lag left
                 int threshold = kind.name().equals("fewshot") ? 1 : texts.size() / 4;
@@ -226,16 +174,12 @@ class PipelineCrashIT {
             }
             finishedAtKill = client.getPatiently("/v1/batches/" + batchId, Duration.ofSeconds(30)).get("finished").asInt();
             long killed = System.nanoTime();
-            victim.kill9();
+            pipeline.kill(kind.name());
             // read once it is dead: a commit it sent just before would otherwise count as the restart's progress
             Map<String, Long> committedAtKill = kind.group() == null ? Map.of() : committed(admin, kind.group());
             lagAtKill = kind.group() == null ? 0 : lag(admin, kind.group(), committedAtKill);
-            ServiceJvm next = victim.restart(work.resolve(kind.name() + "-2.log"));
-            CompletableFuture<Double> up = upAfter(next, kind.name().equals("gateway") ? GATEWAY : MANAGEMENT);
-            running.put(kind.name(), next);
-            synchronized (incarnations) {
-                incarnations.add(next);
-            }
+            CompletableFuture<Double> up = pipeline.restart(kind.name());
+            ServiceJvm next = pipeline.jvm(kind.name());
             assertTrue(finishedAtKill < texts.size(), kind.name() + " killed mid-batch, not after it: " + finishedAtKill);
             if (kind.group() != null) {
                 assertTrue(lagAtKill > 0, kind.name() + " had work left at the kill");
@@ -261,50 +205,26 @@ class PipelineCrashIT {
             stall = (System.nanoTime() - killed) / 1e9;
             restart = up.get(120, TimeUnit.SECONDS);
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        JsonNode status;
-        while (!(status = client.getPatiently("/v1/batches/" + batchId, Duration.ofSeconds(60))).get("done").asBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "batch " + run + " never done: " + status + logsOfRunning());
-            Thread.sleep(100);
-        }
+        JsonNode status = pipeline.awaitDone(run, batchId, Duration.ofSeconds(120));
         System.out.printf("crash: batch %s done in %.1f s: %s%n", run, (System.nanoTime() - submitted) / 1e9, status.get("byReason"));
         Map<String, String> textById = new LinkedHashMap<>();
         for (int i = 0; i < texts.size(); i++) textById.put(run + "-" + i, texts.get(i));
         return new Run(run, batchId, textById, finishedAtKill, lagAtKill, stall, restart);
     }
 
-    private static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
-        return dev.sqloop.testkit.TopicDump.readAll(bootstrap, topic, Duration.ofSeconds(30));
-    }
-
-    private void verify(GatewayClient client, String bootstrap, SimulatedLlm llm, List<Run> runs) throws Exception {
+    private void verify(ForkedPipeline pipeline, String bootstrap, SimulatedLlm llm, List<Run> runs) throws Exception {
+        GatewayClient client = pipeline.client();
         Map<String, List<byte[]>> resultsByQuestion = new HashMap<>();
-        List<byte[]> scanned = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : readAll(bootstrap, Topics.RESULTS.name())) {
+        for (ConsumerRecord<byte[], byte[]> r : ForkedPipeline.readAll(bootstrap, Topics.RESULTS.name())) {
             resultsByQuestion.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), x -> new ArrayList<>()).add(r.value());
-            scanned.add(r.value());
         }
-        List<ConsumerRecord<byte[], byte[]>> dlq = readAll(bootstrap, Topics.DLQ.name());
-        for (ConsumerRecord<byte[], byte[]> r : dlq) {
-            if (r.key() != null) scanned.add(r.key());
-            if (r.value() != null) scanned.add(r.value());
-            for (Header h : r.headers()) if (h.value() != null) scanned.add(h.value());
-        }
-        for (ConsumerRecord<byte[], byte[]> r : readAll(bootstrap, Topics.EVENTS.name())) scanned.add(r.value());
+        List<String> questionIds = new ArrayList<>();
         List<RecordedRequest> requests = llm.requests();
         List<String> summary = new ArrayList<>();
         for (Run run : runs) {
             JsonNode status = client.get("/v1/batches/" + run.batchId());
             assertEquals(run.textById().size(), status.get("finished").asInt(), run.kind() + ": every question final: " + status);
-            List<JsonNode> lines = new ArrayList<>();
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(client.stream("/v1/batches/" + run.batchId() + "/results"), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) if (!line.isBlank()) lines.add(JsonCodec.mapper().readTree(line));
-            }
-            Map<String, JsonNode> byId = new LinkedHashMap<>();
-            for (JsonNode n : lines) {
-                JsonNode previous = byId.put(n.get("questionId").asText(), n);
-                assertTrue(previous == null, run.kind() + ": one final result per question in the API, twice: " + n);
-            }
+            Map<String, JsonNode> byId = pipeline.results(run.kind(), run.batchId());
             assertEquals(run.textById().size(), byId.size(), run.kind() + ": every question has its final result in the API");
             int duplicates = 0;
             int expectedCalls = 0;
@@ -315,8 +235,7 @@ class PipelineCrashIT {
                 assertTrue(List.of("succeeded", "failed").contains(q.get("status").asText()), "final: " + q);
                 int attempts = n.get("attempts").asInt();
                 assertTrue(attempts >= 1 && attempts <= MAX_ATTEMPTS, run.kind() + ": attempts within the budget: " + n);
-                scanned.add(client.get("/v1/questions/" + id + "/trace").toString().getBytes(StandardCharsets.UTF_8));
-                scanned.add(q.toString().getBytes(StandardCharsets.UTF_8));
+                questionIds.add(id);
                 duplicates += resultsByQuestion.getOrDefault(id, List.of()).size() - 1;
                 assertTrue(resultsByQuestion.containsKey(id), "a final record on results for " + id);
                 String text = squash(n.get("question").asText());
@@ -347,8 +266,9 @@ class PipelineCrashIT {
             }
         }
         System.out.println("crash: summary\n" + String.join("\n", summary));
-        for (byte[] b : scanned) assertNoSecret(new String(b, StandardCharsets.UTF_8), "results/events/traces/dlq");
-        System.out.printf("crash: scanned %d records and traces for the canaries, %d dead letters%n", scanned.size(), dlq.size());
+        List<byte[]> scanned = pipeline.scannable(bootstrap, questionIds);
+        for (byte[] b : scanned) ForkedPipeline.assertNoSecret(List.of(LLM_KEY, DB_PASSWORD), new String(b, StandardCharsets.UTF_8), "results/events/traces/dlq");
+        System.out.printf("crash: scanned %d records, results and traces for the canaries%n", scanned.size());
     }
 
     /**
@@ -357,26 +277,6 @@ class PipelineCrashIT {
      */
     private static int expectedLlmCalls(JsonNode result) {
         return result.get("attempts").asInt();
-    }
-
-    private void scanLogs() throws Exception {
-        List<ServiceJvm> all;
-        synchronized (incarnations) {
-            all = List.copyOf(incarnations);
-        }
-        for (ServiceJvm s : all) {
-            String out = s.output();
-            // the canaries were in every process's environment: its settings line shows them masked
-            assertTrue(out.contains("SQLOOP_LLM_API_KEY=****") && out.contains("SQLOOP_DATASOURCE_DEMO_PASSWORD=****"),
-                    s.logFile() + " logs its settings with the secrets masked:\n" + out);
-            assertNoSecret(out, s.logFile().toString());
-        }
-        System.out.printf("crash: scanned %d service logs for the canaries%n", all.size());
-    }
-
-    private static void assertNoSecret(String text, String where) {
-        assertTrue(!text.contains(LLM_KEY), "the LLM API key appears in " + where);
-        assertTrue(!text.contains(DB_PASSWORD), "the warehouse password appears in " + where);
     }
 
     // ------------------------------------------------------------------ helpers
@@ -403,55 +303,6 @@ class PipelineCrashIT {
 
     private static long sum(Map<String, Long> offsets) {
         return offsets.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    /** Seconds from the start of {@code s} until it logs {@code line} (its management or API port: the JVM is up). */
-    private static CompletableFuture<Double> upAfter(ServiceJvm s, Pattern line) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                s.await(line, Duration.ofSeconds(120));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-            return (System.nanoTime() - s.startedNanos()) / 1e9;
-        });
-    }
-
-    private static void awaitReady(ServiceJvm s, Pattern line) throws Exception {
-        int port = Integer.parseInt(s.await(line, Duration.ofSeconds(120)));
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        int last = -1;
-        while (System.nanoTime() < deadline) {
-            try {
-                last = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready")).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode();
-                if (last == 200) return;
-            } catch (java.io.IOException notYet) {
-                // listening soon
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError(s.name() + ": /ready answered " + last + "\n" + s.output());
-    }
-
-    private String logsOfRunning() {
-        StringBuilder b = new StringBuilder();
-        running.forEach((k, s) -> {
-            String out = s.output();
-            b.append("\n--- ").append(k).append(" (tail) ---\n").append(out, Math.max(0, out.length() - 3000), out.length());
-        });
-        return b.toString();
-    }
-
-    /** cli's classes and runtime classpath, as the launcher runs them (set by embedded's pom). */
-    private static List<String> cliClasspath() throws Exception {
-        String classes = System.getProperty("sqloop.cli.classes");
-        Path cp = Path.of(System.getProperty("sqloop.cli.classpath"));
-        assertTrue(Files.isRegularFile(cp), cp + " is written when cli is packaged");
-        List<String> entries = new ArrayList<>();
-        entries.add(classes);
-        entries.addAll(Arrays.asList(Files.readString(cp).strip().split(File.pathSeparator)));
-        return entries;
     }
 
     private static String code(int i) {
