@@ -1,5 +1,6 @@
 package dev.sqloop.fewshot.schema;
 
+import dev.sqloop.common.datasource.DistinctValues;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -61,10 +62,11 @@ public final class JdbcSchemaSource implements SchemaSource {
             List<TableInfo> out = new ArrayList<>();
             for (var e : columns.entrySet()) {
                 String[] st = e.getKey().split("\u0000", 2);
+                Map<String, List<String>> samples = samples(c, st[0], st[1], e.getValue());
                 List<ColumnInfo> cols = new ArrayList<>();
                 for (String[] col : e.getValue()) {
                     cols.add(new ColumnInfo(col[0], col[1], columnRemarks.get(st[1] + "." + col[0]),
-                            samples(c, st[0], st[1], col[0], col[1])));
+                            samples.getOrDefault(col[0], List.of())));
                 }
                 out.add(new TableInfo(st[1], tableRemarks.get(st[1]), cols));
             }
@@ -106,23 +108,34 @@ public final class JdbcSchemaSource implements SchemaSource {
         }
     }
 
-    private static List<String> samples(Connection c, String schema, String table, String column, String type) {
-        String t = type.toLowerCase(Locale.ROOT);
-        if (!(t.contains("char") || t.contains("text") || t.contains("string") || t.contains("bool") || t.contains("enum"))) {
-            return List.of();
+    /**
+     * The low-cardinality columns' values of one table, by column: its text columns read together
+     * ({@link DistinctValues}: one round trip per table where the engine takes the union), boolean and enum columns apart
+     * (they do not union with text without a cast).
+     */
+    private static Map<String, List<String>> samples(Connection c, String schema, String table, List<String[]> columns) {
+        List<List<String>> groups = new ArrayList<>();
+        List<String> text = new ArrayList<>();
+        groups.add(text);
+        for (String[] col : columns) {
+            String t = col[1].toLowerCase(Locale.ROOT);
+            if (t.contains("char") || t.contains("text") || t.contains("string")) text.add(col[0]);
+            else if (t.contains("bool") || t.contains("enum")) groups.add(List.of(col[0]));
         }
-        String sql = "SELECT DISTINCT " + quote(column) + " FROM " + quote(schema) + "." + quote(table)
-                + " WHERE " + quote(column) + " IS NOT NULL LIMIT " + (MAX_SAMPLES + 1);
-        List<String> values = new ArrayList<>();
-        try (Statement st = c.createStatement()) {
-            st.setQueryTimeout(5);
-            try (ResultSet rs = st.executeQuery(sql)) {
-                while (rs.next()) values.add(rs.getString(1));
-            }
-        } catch (SQLException e) {
-            return List.of();
+        Map<String, List<String>> out = new HashMap<>();
+        for (List<String> group : groups) {
+            if (group.isEmpty()) continue;
+            DistinctValues.read(c, quote(schema) + "." + quote(table), group, MAX_SAMPLES + 1, JdbcSchemaSource::quote, 5)
+                    .forEach((column, values) -> {
+                        List<String> low = lowCardinality(values);
+                        if (!low.isEmpty()) out.put(column, low);
+                    });
         }
-        // more distinct values than we would show: not a low-cardinality column, samples would mislead
+        return out;
+    }
+
+    /** More distinct values than we would show: not a low-cardinality column, samples would mislead. */
+    private static List<String> lowCardinality(List<String> values) {
         return values.size() > MAX_SAMPLES ? List.of() : values.stream().sorted().toList();
     }
 

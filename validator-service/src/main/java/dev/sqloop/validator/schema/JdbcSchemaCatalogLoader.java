@@ -1,8 +1,8 @@
 package dev.sqloop.validator.schema;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.DistinctValues;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -143,22 +143,28 @@ public final class JdbcSchemaCatalogLoader {
         }
     }
 
-    private void indexValues(Connection c, List<TableSchema> tables, InMemorySchemaCatalog.Builder b) throws SQLException {
+    /**
+     * Indexes the values of low-cardinality text columns, a table's columns in one round trip ({@link DistinctValues});
+     * a column whose values cannot be read is left unindexed (values are what exact comparisons are checked against,
+     * not what makes the catalog).
+     */
+    private void indexValues(Connection c, List<TableSchema> tables, InMemorySchemaCatalog.Builder b) {
         int max = options.valueIndexMaxDistinct();
         int budget = options.valueIndexMaxColumns();
         if (max <= 0) return;
         for (TableSchema t : tables) {
+            List<String> text = new ArrayList<>();
             for (Map.Entry<String, String> col : t.columns().entrySet()) {
-                if (budget-- <= 0 || !isText(col.getValue())) continue;
-                String sql = "SELECT DISTINCT " + quote(col.getKey()) + " FROM " + reference(t) + " LIMIT " + (max + 1);
-                List<String> values = new ArrayList<>();
-                try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String v = rs.getString(1);
-                        if (v != null) values.add(v);
-                    }
-                }
-                if (values.size() <= max) b.values(t, col.getKey(), values);
+                if (budget <= 0) break;
+                if (!isText(col.getValue())) continue;
+                text.add(col.getKey());
+                budget--;
+            }
+            if (text.isEmpty()) continue;
+            Map<String, List<String>> values = DistinctValues.read(c, reference(t), text, max + 1, this::quote, 0);
+            for (String column : text) {
+                List<String> v = values.get(column);
+                if (v != null && v.size() <= max) b.values(t, column, v);
             }
         }
     }

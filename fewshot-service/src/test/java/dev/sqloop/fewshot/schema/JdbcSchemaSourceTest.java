@@ -1,0 +1,105 @@
+package dev.sqloop.fewshot.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.sqloop.fewshot.schema.SchemaSource.ColumnInfo;
+import dev.sqloop.fewshot.schema.SchemaSource.TableInfo;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Sample values of low-cardinality columns, read from a real DuckDB: a table's text columns in one unioned query (an
+ * engine where each query costs pays once per table, not once per column), boolean columns apart, and the same values
+ * a column at a time when the engine refuses the union.
+ */
+class JdbcSchemaSourceTest {
+    @TempDir
+    static Path dir;
+    static Path file;
+
+    @BeforeAll
+    static void warehouse() throws SQLException {
+        file = dir.resolve("samples.duckdb");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE tickets (id INTEGER, status VARCHAR, priority VARCHAR, title VARCHAR, open BOOLEAN, code CHAR(2))");
+            s.execute("INSERT INTO tickets VALUES (1,'open','high','a',true,'x1'),(2,'closed','low','b',false,'x1'),(3,'open','low','c',true,NULL),"
+                    + "(4,'closed',NULL,'d',true,'x2'),(5,'open','high','e',false,'x2'),(6,'open','low','f',true,'x2')");
+            s.execute("CREATE TABLE notes (id INTEGER, body VARCHAR)");
+            s.execute("INSERT INTO notes VALUES (1,'one'),(2,'two')");
+        }
+    }
+
+    /** Opens DuckDB through a proxy that counts the sampling queries and refuses those {@code refuse} matches. */
+    private static JdbcSchemaSource source(AtomicInteger queries, Function<String, Boolean> refuse) {
+        return new JdbcSchemaSource(ds -> {
+            Connection real = DriverManager.getConnection("jdbc:duckdb:" + file);
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> {
+                        Object out = invoke(method, real, args);
+                        if (!method.getName().equals("createStatement")) return out;
+                        Statement st = (Statement) out;
+                        InvocationHandler h = (p, m, a) -> {
+                            if (m.getName().equals("executeQuery")) {
+                                if (((String) a[0]).contains("SELECT DISTINCT")) queries.incrementAndGet();
+                                if (refuse.apply((String) a[0])) throw new SQLException("refused by the test: " + a[0]);
+                            }
+                            return invoke(m, st, a);
+                        };
+                        return Proxy.newProxyInstance(Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, h);
+                    });
+        }, "main");
+    }
+
+    private static Object invoke(java.lang.reflect.Method m, Object target, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    private static Map<String, List<String>> samples(JdbcSchemaSource source, String table) throws SQLException {
+        TableInfo t = source.tables("x").stream().filter(i -> i.name().equals(table)).findFirst().orElseThrow();
+        return t.columns().stream().collect(Collectors.toMap(ColumnInfo::name, ColumnInfo::sampleValues));
+    }
+
+    @Test
+    void shouldReadATablesTextColumnsInOneQueryAndBooleansApart() throws Exception {
+        AtomicInteger queries = new AtomicInteger();
+        Map<String, List<String>> tickets = samples(source(queries, sql -> false), "tickets");
+        assertEquals(List.of("closed", "open"), tickets.get("status"));
+        assertEquals(List.of("high", "low"), tickets.get("priority"), "nulls are no sample");
+        assertEquals(List.of(), tickets.get("title"), "six distinct titles: not low cardinality");
+        assertEquals(List.of("x1", "x2"), tickets.get("code"));
+        assertEquals(List.of("false", "true"), tickets.get("open"));
+        assertEquals(List.of(), tickets.get("id"), "numbers get no samples");
+        // tickets: one union for status, priority, title, code + one for the boolean; notes: its single text column
+        assertEquals(3, queries.get(), "one query per table's text columns, one per boolean column");
+    }
+
+    @Test
+    void shouldFallBackToAColumnAtATimeWhenTheEngineRefusesTheUnion() throws Exception {
+        AtomicInteger queries = new AtomicInteger();
+        Map<String, List<String>> tickets = samples(source(queries, sql -> sql.contains("UNION ALL")), "tickets");
+        assertEquals(List.of("closed", "open"), tickets.get("status"));
+        assertEquals(List.of("high", "low"), tickets.get("priority"));
+        assertEquals(List.of(), tickets.get("title"));
+        assertEquals(List.of("x1", "x2"), tickets.get("code"));
+        assertEquals(List.of("false", "true"), tickets.get("open"));        assertEquals(1 + 4 + 1 + 1, queries.get(), "the refused union, each text column, the boolean, notes' one column");
+    }
+
+}
