@@ -46,4 +46,30 @@ class PipelineBenchmarkIT {
         assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.csv")).lines().count() > 2, "a timeline row per second");
         assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.html")).contains("<polyline"));
     }
+
+    /** {@code --cancel-at}: the batch cancelled part way stops calling the LLM at once and every question ends. */
+    @Test
+    void shouldMeasureACancellationPartWay(@TempDir Path out) throws Exception {
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, PipelineBenchmark.run(new Args(List.of("--questions", "80", "--regime", "llm", "--llm-median-ms", "200",
+                    "--concurrency", "2", "--cancel-at", "0.2", "--out", out.toString()))));
+        } finally {
+            System.setOut(stdout);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        Matcher at = Pattern.compile("cancelled at (\\d+) of 80 final").matcher(text);
+        assertTrue(at.find(), text);
+        assertTrue(Integer.parseInt(at.group(1)) >= 16, text);
+        Matcher after = Pattern.compile("LLM calls after the cancel +(\\d+)").matcher(text);
+        assertTrue(after.find(), text);
+        assertTrue(Integer.parseInt(after.group(1)) <= 4, "at most a few calls begin before the cancellation reaches the generator: " + text);
+        Matcher cancelled = Pattern.compile("cancelled=(\\d+)").matcher(text);
+        assertTrue(cancelled.find(), text);
+        assertTrue(Integer.parseInt(cancelled.group(1)) >= 40, "most of the batch ended cancelled: " + text);
+        assertTrue(text.contains("every question final"), text);
+    }
 }
