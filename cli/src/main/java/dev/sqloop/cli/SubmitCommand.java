@@ -119,6 +119,11 @@ public final class SubmitCommand {
         }
         JsonNode status = retried == 0 ? client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(2))
                 : awaitRound(client, batchId, round, retried);
+        return finish(client, batchId, status, args);
+    }
+
+    /** Writes the batch's results where {@code --out} says (if it does) and prints the batch's status. */
+    private static int finish(GatewayClient client, String batchId, JsonNode status, Args args) throws IOException, InterruptedException {
         String out = args.string("out", null);
         if (out != null) {
             long written = download(client, batchId, Path.of(out));
@@ -174,14 +179,7 @@ public final class SubmitCommand {
             System.out.println(batchId);
             return 0;
         }
-        JsonNode status = awaitBatch(client, batchId);
-        String out = args.string("out", null);
-        if (out != null) {
-            long written = download(client, batchId, Path.of(out));
-            System.err.printf("sqloop: wrote %d results to %s%n", written, out);
-        }
-        System.out.println(status.toPrettyString());
-        return 0;
+        return finish(client, batchId, awaitBatch(client, batchId), args);
     }
 
     public static JsonNode awaitBatch(GatewayClient client, String batchId) throws IOException, InterruptedException {

@@ -20,17 +20,8 @@ class PipelineBenchmarkIT {
 
     @Test
     void shouldMeasureASmallBatchAgainstBothLimits(@TempDir Path out) throws Exception {
-        PrintStream stdout = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            assertEquals(0, PipelineBenchmark.run(new Args(List.of("--questions", "40", "--regime", "llm", "--llm-median-ms", "50",
-                    "--concurrency", "8", "--agent", "2", "--out", out.toString()))));
-        } finally {
-            System.setOut(stdout);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        System.out.println(text);
+        String text = bench("--questions", "40", "--regime", "llm", "--llm-median-ms", "50", "--concurrency", "8", "--agent", "2",
+                "--out", out.toString());
         Matcher outcomes = Pattern.compile("outcomes +\\{(.*)}").matcher(text);
         assertTrue(outcomes.find(), text);
         int total = Pattern.compile("=(\\d+)").matcher(outcomes.group(1)).results().mapToInt(m -> Integer.parseInt(m.group(1))).sum();
@@ -50,17 +41,8 @@ class PipelineBenchmarkIT {
     /** {@code --cancel-at}: the batch cancelled part way stops calling the LLM at once and every question ends. */
     @Test
     void shouldMeasureACancellationPartWay(@TempDir Path out) throws Exception {
-        PrintStream stdout = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            assertEquals(0, PipelineBenchmark.run(new Args(List.of("--questions", "80", "--regime", "llm", "--llm-median-ms", "200",
-                    "--concurrency", "2", "--cancel-at", "0.2", "--out", out.toString()))));
-        } finally {
-            System.setOut(stdout);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        System.out.println(text);
+        String text = bench("--questions", "80", "--regime", "llm", "--llm-median-ms", "200", "--concurrency", "2",
+                "--cancel-at", "0.2", "--out", out.toString());
         Matcher at = Pattern.compile("cancelled at (\\d+) of 80 final").matcher(text);
         assertTrue(at.find(), text);
         assertTrue(Integer.parseInt(at.group(1)) >= 16, text);
@@ -71,5 +53,20 @@ class PipelineBenchmarkIT {
         assertTrue(cancelled.find(), text);
         assertTrue(Integer.parseInt(cancelled.group(1)) >= 40, "most of the batch ended cancelled: " + text);
         assertTrue(text.contains("every question final"), text);
+    }
+
+    /** Runs the benchmark (exit 0) and answers what it printed, echoed to the test's output. */
+    private static String bench(String... args) throws Exception {
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, PipelineBenchmark.run(new Args(List.of(args))));
+        } finally {
+            System.setOut(stdout);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        return text;
     }
 }
