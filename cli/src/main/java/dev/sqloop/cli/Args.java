@@ -7,6 +7,13 @@ import java.util.Map;
 
 /** {@code --name value} / {@code --flag} options and positional arguments of a subcommand. */
 public final class Args {
+    /**
+     * Options that are switches in every command: they never take the next argument as their value, so
+     * {@code ./sqloop retry --batch ID} reads ID as the id ({@code --wait=false} still sets one explicitly).
+     */
+    static final java.util.Set<String> SWITCHES = java.util.Set.of("batch", "dry-run", "help", "no-share", "print-classpath",
+            "resubmit", "resume", "retry-failed", "serve", "wait");
+
     /** Every value of each option, in order: a repeated option ({@code --offset 3 --offset 5}) keeps them all. */
     private final Map<String, List<String>> options = new HashMap<>();
     private final List<String> positional = new ArrayList<>();
@@ -18,7 +25,7 @@ public final class Args {
                 String name = a.substring(2);
                 int eq = name.indexOf('=');
                 if (eq >= 0) put(name.substring(0, eq), name.substring(eq + 1));
-                else if (i + 1 < raw.size() && !raw.get(i + 1).startsWith("--")) put(name, raw.get(++i));
+                else if (!SWITCHES.contains(name) && i + 1 < raw.size() && !raw.get(i + 1).startsWith("--")) put(name, raw.get(++i));
                 else put(name, "true");
             } else {
                 positional.add(a);

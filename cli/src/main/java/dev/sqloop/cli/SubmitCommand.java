@@ -46,7 +46,6 @@ public final class SubmitCommand {
             "cancelled" may be named). A retry is not a repair: each question starts again from attempt 1 with its whole
             budget, at a new round; the batch's counts drop it until it ends again, and its new result replaces the old.
             With --wait (or --out, which writes the batch's results) follows the retried questions until they end.
-            Put ID first: "--batch ID" would read ID as the value of --batch.
             """;
 
     static final String STATUS_USAGE = """

@@ -44,4 +44,15 @@ class CommandLineTest {
         assertTrue(Main.version().matches("\\d+\\.\\d+\\.\\d+.*"), "the build's version: " + Main.version());
         assertEquals(2, assertThrows(Args.UsageException.class, () -> Main.run(List.of("nonsense"))).getMessage().startsWith("unknown command") ? 2 : 0);
     }
+
+    @Test
+    void switchesNeverSwallowTheNextArgument() {
+        Args a = new Args(List.of("--batch", "b-123", "--reason", "llm_unavailable", "--wait"));
+        assertEquals(List.of("b-123"), a.positional(), "the id after --batch is the id");
+        assertTrue(a.flag("batch"));
+        assertTrue(a.flag("wait"));
+        assertEquals("llm_unavailable", a.string("reason", null));
+        Args off = new Args(List.of("x", "--wait=false"));
+        assertEquals(false, off.flag("wait"));
+    }
 }
