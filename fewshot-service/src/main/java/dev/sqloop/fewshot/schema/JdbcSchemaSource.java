@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
- * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino), table and
+ * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino) or the driver's
+ * metadata (HiveServer2: Hive, Spark), table and
  * column comments from {@link DatabaseMetaData} remarks, and up to {@link #MAX_SAMPLES} distinct values of text and
  * boolean columns that have no more than that many (low cardinality: statuses, regions, cuisines).
  */
@@ -42,27 +44,27 @@ public final class JdbcSchemaSource implements SchemaSource {
     @Override
     public List<TableInfo> tables(String datasource) throws SQLException {
         try (Connection c = connector.open(datasource)) {
-            Map<String, List<String[]>> columns = new LinkedHashMap<>();
-            String sql = "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
-                    + (schema == null ? "" : " WHERE table_schema = ?") + " ORDER BY table_schema, table_name, ordinal_position";
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                if (schema != null) ps.setString(1, schema);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String s = rs.getString(1);
-                        if (SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
-                        columns.computeIfAbsent(s + "\u0000" + rs.getString(2), k -> new ArrayList<>())
-                                .add(new String[] {rs.getString(3), rs.getString(4)});
-                    }
+            boolean hive = hiveServer2(c);
+            // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples); Spark does not
+            boolean sampled = !hive || product(c).contains("spark");
+            Map<String, List<String[]>> columns;
+            if (hive) {
+                columns = metadataColumns(c);
+            } else {
+                try {
+                    columns = informationSchema(c);
+                } catch (SQLException noInformationSchema) {
+                    columns = metadataColumns(c); // an engine without it: what its driver's metadata says
                 }
             }
+            UnaryOperator<String> quote = hive ? JdbcSchemaSource::backtick : JdbcSchemaSource::quote;
             Map<String, String> tableRemarks = new HashMap<>();
             Map<String, String> columnRemarks = new HashMap<>();
             if (!duckdbComments(c, tableRemarks, columnRemarks)) remarks(c.getMetaData(), tableRemarks, columnRemarks);
             List<TableInfo> out = new ArrayList<>();
             for (var e : columns.entrySet()) {
                 String[] st = e.getKey().split("\u0000", 2);
-                Map<String, List<String>> samples = samples(c, st[0], st[1], e.getValue());
+                Map<String, List<String>> samples = sampled ? samples(c, st[0].isEmpty() ? null : st[0], st[1], e.getValue(), quote) : Map.of();
                 List<ColumnInfo> cols = new ArrayList<>();
                 for (String[] col : e.getValue()) {
                     cols.add(new ColumnInfo(col[0], col[1], columnRemarks.get(st[1] + "." + col[0]),
@@ -71,6 +73,65 @@ public final class JdbcSchemaSource implements SchemaSource {
                 out.add(new TableInfo(st[1], tableRemarks.get(st[1]), cols));
             }
             return out;
+        }
+    }
+
+    /** Names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino), by schema and table. */
+    private Map<String, List<String[]>> informationSchema(Connection c) throws SQLException {
+        Map<String, List<String[]>> columns = new LinkedHashMap<>();
+        String sql = "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
+                + (schema == null ? "" : " WHERE table_schema = ?") + " ORDER BY table_schema, table_name, ordinal_position";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            if (schema != null) ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String s = rs.getString(1);
+                    if (SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
+                    columns.computeIfAbsent(s + "\u0000" + rs.getString(2), k -> new ArrayList<>())
+                            .add(new String[] {rs.getString(3), rs.getString(4)});
+                }
+            }
+        }
+        return columns;
+    }
+
+    /**
+     * Names and types from the driver's metadata, for HiveServer2 (Hive, Spark Thrift Server), which has no
+     * {@code information_schema}: the configured schema, else the database the connection's URL names.
+     */
+    private Map<String, List<String[]>> metadataColumns(Connection c) throws SQLException {
+        String scope = schema != null ? schema : c.getSchema();
+        Map<String, List<String[]>> columns = new LinkedHashMap<>();
+        try (ResultSet rs = c.getMetaData().getColumns(null, scope, "%", "%")) {
+            while (rs.next()) {
+                String s = rs.getString("TABLE_SCHEM");
+                if (s != null && SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
+                columns.computeIfAbsent((s == null ? "" : s) + "\u0000" + rs.getString("TABLE_NAME"), k -> new ArrayList<>())
+                        .add(new String[] {rs.getString("COLUMN_NAME"), rs.getString("TYPE_NAME")});
+            }
+        }
+        return columns;
+    }
+
+    /** Hive or Spark Thrift Server, by the product the driver names (its URL is not always given by the driver). */
+    private static boolean hiveServer2(Connection c) {
+        String product = product(c);
+        if (product.contains("hive") || product.contains("spark")) return true;
+        try {
+            String url = c.getMetaData().getURL();
+            return (url != null && url.startsWith("jdbc:hive2:")) || c.getClass().getName().startsWith("org.apache.hive");
+        } catch (SQLException | RuntimeException e) {
+            return c.getClass().getName().startsWith("org.apache.hive");
+        }
+    }
+
+    /** The database product the driver names, lower case; empty when it does not say. */
+    private static String product(Connection c) {
+        try {
+            String p = c.getMetaData().getDatabaseProductName();
+            return p == null ? "" : p.toLowerCase(Locale.ROOT);
+        } catch (SQLException | RuntimeException e) {
+            return "";
         }
     }
 
@@ -113,7 +174,8 @@ public final class JdbcSchemaSource implements SchemaSource {
      * ({@link DistinctValues}: one round trip per table where the engine takes the union), boolean and enum columns apart
      * (they do not union with text without a cast).
      */
-    private static Map<String, List<String>> samples(Connection c, String schema, String table, List<String[]> columns) {
+    private static Map<String, List<String>> samples(Connection c, String schema, String table, List<String[]> columns,
+                                                     UnaryOperator<String> quote) {
         List<List<String>> groups = new ArrayList<>();
         List<String> text = new ArrayList<>();
         groups.add(text);
@@ -125,7 +187,8 @@ public final class JdbcSchemaSource implements SchemaSource {
         Map<String, List<String>> out = new HashMap<>();
         for (List<String> group : groups) {
             if (group.isEmpty()) continue;
-            DistinctValues.read(c, quote(schema) + "." + quote(table), group, MAX_SAMPLES + 1, JdbcSchemaSource::quote, 5)
+            String reference = (schema == null ? "" : quote.apply(schema) + ".") + quote.apply(table);
+            DistinctValues.read(c, reference, group, MAX_SAMPLES + 1, quote, 5)
                     .forEach((column, values) -> {
                         List<String> low = lowCardinality(values);
                         if (!low.isEmpty()) out.put(column, low);
@@ -141,5 +204,10 @@ public final class JdbcSchemaSource implements SchemaSource {
 
     private static String quote(String identifier) {
         return "\"" + identifier.replace("\"", "\"\"") + "\"";
+    }
+
+    /** HiveServer2's quoting (a double quote there is a string literal). */
+    private static String backtick(String identifier) {
+        return "`" + identifier.replace("`", "``") + "`";
     }
 }

@@ -66,6 +66,34 @@ abstract class HiveServer2SchemaCatalogIT {
         }
     }
 
+    /**
+     * What the retrieve stage's schema linker reads for the prompt, on the same server: HiveServer2 has no
+     * {@code information_schema}, so the tables and columns come from the driver's metadata (the URL's database) and
+     * on Spark the low-cardinality values from backtick-quoted queries (a double quote is a string literal there).
+     */
+    @Test
+    void shouldGiveTheSchemaLinkerTheUrlsTablesColumnsAndSampleValues() throws SQLException {
+        java.util.List<dev.sqloop.fewshot.schema.SchemaSource.TableInfo> tables =
+                new dev.sqloop.fewshot.schema.JdbcSchemaSource(name -> ReadOnlyJdbc.open(ds), null).tables("broker");
+        java.util.Map<String, dev.sqloop.fewshot.schema.SchemaSource.TableInfo> byName = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        tables.forEach(t -> byName.put(t.name(), t));
+        assertEquals(java.util.Set.of("sbcustomer", "sbdailyprice", "sbticker", "sbtransaction"),
+                tables.stream().map(t -> t.name().toLowerCase(java.util.Locale.ROOT)).collect(java.util.stream.Collectors.toSet()),
+                "the URL's database only, every table");
+        dev.sqloop.fewshot.schema.SchemaSource.ColumnInfo type = byName.get("sbTicker").columns().stream()
+                .filter(c -> c.name().equalsIgnoreCase("sbTickerType")).findFirst().orElseThrow();
+        dev.sqloop.fewshot.schema.SchemaSource.ColumnInfo txType = byName.get("sbTransaction").columns().stream()
+                .filter(c -> c.name().equalsIgnoreCase("sbTxType")).findFirst().orElseThrow();
+        if (dialect == Dialect.SPARKSQL) {
+            assertEquals(java.util.List.of("etf", "mutualfund", "stock"), type.sampleValues(), "a low-cardinality text column's values");
+            assertEquals(java.util.List.of("buy", "sell"), txType.sampleValues());
+        } else {
+            // Hive runs each DISTINCT as a job of its own: a schema's samples took minutes, so Hive gets none
+            assertEquals(java.util.List.of(), type.sampleValues());
+        }
+        assertEquals(8, byName.get("sbTicker").columns().size(), "every column, with its type: " + byName.get("sbTicker").columns());
+    }
+
     @Test
     void shouldLoadTheUrlsDatabaseOnlyWhenNoSchemaIsAllowListed() {
         assertEquals(Set.of("broker.sbcustomer", "broker.sbticker", "broker.sbdailyprice", "broker.sbtransaction"),
