@@ -285,6 +285,17 @@ class GatewayIT {
         assertEquals(before + 1, counted(gateway, "demo", "first_attempt_success"), "one question, three copies of its result: counted once");
     }
 
+    /**
+     * POSTs as a client should while instances join: a 503 ("being rebalanced or restored", answered before anything is
+     * sent) is retried; the two-instance part of a test starts while the new instance's stores are restoring.
+     */
+    private static HttpResponse<String> postPatiently(Gateway g, String path, String contentType, String body) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        HttpResponse<String> r;
+        while ((r = post(g, path, KEY_A, contentType, body)).statusCode() == 503 && System.nanoTime() < deadline) Thread.sleep(200);
+        return r;
+    }
+
     /** Final results as the stages write them: {@code reasons} per task, null for a first-attempt success. */
     private static void finishAs(List<QuestionTask> tasks, List<String> reasons) {
         try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-results")) {
@@ -407,11 +418,11 @@ class GatewayIT {
         try (Gateway second = startGateway(secondState)) {
             awaitBatch(second, batchId, KEY_A, s -> s.get("done").asBoolean());
             Gateway notOwner = gateway.owns(ResultsView.QUESTIONS, id.apply(4)) ? second : gateway;
-            HttpResponse<String> one = post(notOwner, "/v1/questions/" + id.apply(4) + "/retry", KEY_A, null, "");
+            HttpResponse<String> one = postPatiently(notOwner, "/v1/questions/" + id.apply(4) + "/retry", null, "");
             assertEquals(202, one.statusCode(), one.body());
             assertEquals("max_attempts", json(one).get("previousReason").asText(), "a single question may be retried for any failure");
             Gateway batchNotOwner = gateway.owns(ResultsView.RESULTS_BY_BATCH, batchId) ? second : gateway;
-            HttpResponse<String> batch = post(batchNotOwner, "/v1/batches/" + batchId + "/retry", KEY_A, "application/json",
+            HttpResponse<String> batch = postPatiently(batchNotOwner, "/v1/batches/" + batchId + "/retry", "application/json",
                     "{\"reasons\":[\"warehouse_unavailable\"]}");
             assertEquals(202, batch.statusCode(), batch.body());
             assertEquals(1, json(batch).get("retried").asInt(), batch.body());
