@@ -19,6 +19,15 @@ public enum Dialect {
         this.displayName = displayName;
     }
 
+    /**
+     * {@code identifier} quoted for this dialect: backticks on HiveServer2 (Hive, Spark), where a double quote makes a
+     * string literal; the standard double quotes elsewhere.
+     */
+    public String quote(String identifier) {
+        String q = this == HIVE || this == SPARKSQL ? "`" : "\"";
+        return q + identifier.replace(q, q + q) + q;
+    }
+
     /** How prompts name the dialect: "Write Trino SQL". */
     public String displayName() {
         return displayName;

@@ -88,7 +88,6 @@ final class Retries {
         return tasks.size();
     }
 
-
     /** A single question's retry: a 409 saying why unless {@code r} is a retryable failure. */
     static void requireFailed(String id, QuestionResult r) {
         if (r == null) throw new ApiError(409, "not_final", "question " + id + " is still in progress: nothing to retry", null, null);

@@ -1,5 +1,6 @@
 package dev.sqloop.fewshot.schema;
 
+import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -44,9 +45,10 @@ public final class JdbcSchemaSource implements SchemaSource {
     @Override
     public List<TableInfo> tables(String datasource) throws SQLException {
         try (Connection c = connector.open(datasource)) {
-            boolean hive = hiveServer2(c);
+            String product = product(c);
+            boolean hive = hiveServer2(c, product);
             // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples); Spark does not
-            boolean sampled = !hive || product(c).contains("spark");
+            boolean sampled = !hive || product.contains("spark");
             Map<String, List<String[]>> columns;
             if (hive) {
                 columns = metadataColumns(c);
@@ -57,7 +59,8 @@ public final class JdbcSchemaSource implements SchemaSource {
                     columns = metadataColumns(c); // an engine without it: what its driver's metadata says
                 }
             }
-            UnaryOperator<String> quote = hive ? JdbcSchemaSource::backtick : JdbcSchemaSource::quote;
+            // HiveServer2's backticks, else the standard double quotes of the information_schema engines
+            UnaryOperator<String> quote = (hive ? Dialect.HIVE : Dialect.TRINO)::quote;
             Map<String, String> tableRemarks = new HashMap<>();
             Map<String, String> columnRemarks = new HashMap<>();
             if (!duckdbComments(c, tableRemarks, columnRemarks)) remarks(c.getMetaData(), tableRemarks, columnRemarks);
@@ -114,8 +117,7 @@ public final class JdbcSchemaSource implements SchemaSource {
     }
 
     /** Hive or Spark Thrift Server, by the product the driver names (its URL is not always given by the driver). */
-    private static boolean hiveServer2(Connection c) {
-        String product = product(c);
+    private static boolean hiveServer2(Connection c, String product) {
         if (product.contains("hive") || product.contains("spark")) return true;
         try {
             String url = c.getMetaData().getURL();
@@ -184,10 +186,10 @@ public final class JdbcSchemaSource implements SchemaSource {
             if (t.contains("char") || t.contains("text") || t.contains("string")) text.add(col[0]);
             else if (t.contains("bool") || t.contains("enum")) groups.add(List.of(col[0]));
         }
+        String reference = (schema == null ? "" : quote.apply(schema) + ".") + quote.apply(table);
         Map<String, List<String>> out = new HashMap<>();
         for (List<String> group : groups) {
             if (group.isEmpty()) continue;
-            String reference = (schema == null ? "" : quote.apply(schema) + ".") + quote.apply(table);
             DistinctValues.read(c, reference, group, MAX_SAMPLES + 1, quote, 5)
                     .forEach((column, values) -> {
                         List<String> low = lowCardinality(values);
@@ -200,14 +202,5 @@ public final class JdbcSchemaSource implements SchemaSource {
     /** More distinct values than we would show: not a low-cardinality column, samples would mislead. */
     private static List<String> lowCardinality(List<String> values) {
         return values.size() > MAX_SAMPLES ? List.of() : values.stream().sorted().toList();
-    }
-
-    private static String quote(String identifier) {
-        return "\"" + identifier.replace("\"", "\"\"") + "\"";
-    }
-
-    /** HiveServer2's quoting (a double quote there is a string literal). */
-    private static String backtick(String identifier) {
-        return "`" + identifier.replace("`", "``") + "`";
     }
 }

@@ -49,7 +49,7 @@ public final class JdbcSchemaCatalogLoader {
         List<String> catalogs = options.catalogs().isEmpty() ? java.util.Collections.singletonList(null) : options.catalogs();
         Map<String, TableSchema.Builder> tables = new LinkedHashMap<>();
         for (String catalog : catalogs) {
-            String from = (catalog == null ? "" : quote(catalog) + ".") + "information_schema.columns";
+            String from = (catalog == null ? "" : dialect.quote(catalog) + ".") + "information_schema.columns";
             String sql = "SELECT table_catalog, table_schema, table_name, column_name, data_type FROM " + from
                     + " ORDER BY table_catalog, table_schema, table_name, ordinal_position";
             try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
@@ -77,7 +77,7 @@ public final class JdbcSchemaCatalogLoader {
         List<TableSchema> out = new ArrayList<>();
         for (String db : databases) {
             List<String> names = new ArrayList<>();
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW TABLES IN " + quote(db))) {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW TABLES IN " + dialect.quote(db))) {
                 // Hive returns (tab_name); Spark returns (namespace, tableName, isTemporary), temporary views included.
                 boolean spark = rs.getMetaData().getColumnCount() >= 3;
                 while (rs.next()) {
@@ -88,7 +88,7 @@ public final class JdbcSchemaCatalogLoader {
             for (String name : names) {
                 if (!options.allows(db, name)) continue;
                 TableSchema.Builder t = new TableSchema.Builder(null, db, name);
-                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("DESCRIBE " + quote(db) + "." + quote(name))) {
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("DESCRIBE " + dialect.quote(db) + "." + dialect.quote(name))) {
                     while (rs.next()) {
                         String col = rs.getString(1);
                         // DESCRIBE appends partition information after a blank or '#' line.
@@ -161,7 +161,7 @@ public final class JdbcSchemaCatalogLoader {
                 budget--;
             }
             if (text.isEmpty()) continue;
-            Map<String, List<String>> values = DistinctValues.read(c, reference(t), text, max + 1, this::quote, 0);
+            Map<String, List<String>> values = DistinctValues.read(c, reference(t), text, max + 1, dialect::quote, 0);
             for (String column : text) {
                 List<String> v = values.get(column);
                 if (v != null && v.size() <= max) b.values(t, column, v);
@@ -177,13 +177,8 @@ public final class JdbcSchemaCatalogLoader {
 
     private String reference(TableSchema t) {
         StringBuilder sb = new StringBuilder();
-        if (t.catalog() != null) sb.append(quote(t.catalog())).append('.');
-        if (t.schema() != null) sb.append(quote(t.schema())).append('.');
-        return sb.append(quote(t.name())).toString();
-    }
-
-    private String quote(String identifier) {
-        char q = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL ? '`' : '"';
-        return q + identifier.replace(String.valueOf(q), String.valueOf(q) + q) + q;
+        if (t.catalog() != null) sb.append(dialect.quote(t.catalog())).append('.');
+        if (t.schema() != null) sb.append(dialect.quote(t.schema())).append('.');
+        return sb.append(dialect.quote(t.name())).toString();
     }
 }
