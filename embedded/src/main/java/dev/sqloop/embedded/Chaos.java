@@ -180,19 +180,9 @@ public final class Chaos {
 
     /** Until the gateway's {@code /ready} answers 200: its Streams view is running, so submissions are seen. */
     private static void awaitReady(int port) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                int status = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/ready")).build(),
-                        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
-                if (status == 200) return;
-            } catch (java.io.IOException notYet) {
-                // starting
-            }
-            Thread.sleep(200);
+        if (dev.sqloop.testkit.Ports.awaitReady(port, Duration.ofMinutes(3), Duration.ofMillis(200)) != 200) {
+            throw new IllegalStateException("the gateway was not ready within 3 minutes");
         }
-        throw new IllegalStateException("the gateway was not ready within 3 minutes");
     }
 
     private static Map<String, String> environment(String bootstrap, Path warehouse, SimulatedLlm llm, Path work, int gatewayPort) {

@@ -17,10 +17,6 @@ import dev.sqloop.testkit.Ports;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +53,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ServiceClasspathIT {
     private static final Pattern MANAGEMENT = Pattern.compile("management .* on http://127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern GATEWAY = Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+)");
-    private static final HttpClient http = HttpClient.newHttpClient();
 
     private static EmbeddedKafka broker;
     private static Path work;
@@ -159,19 +154,8 @@ class ServiceClasspathIT {
     }
 
     private static void awaitReady(int port, Service running, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int last = -1;
-        while (System.nanoTime() < deadline) {
-            try {
-                last = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready")).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode();
-                if (last == 200) return;
-            } catch (java.io.IOException notYet) {
-                // listening soon
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("/ready on " + port + " answered " + last + "\n" + running.joined());
+        int last = Ports.awaitReady(port, timeout, Duration.ofMillis(250));
+        if (last != 200) throw new AssertionError("/ready on " + port + " answered " + last + "\n" + running.joined());
     }
 
     /** One service JVM, its output collected line by line. */

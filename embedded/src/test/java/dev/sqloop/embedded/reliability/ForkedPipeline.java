@@ -141,19 +141,8 @@ final class ForkedPipeline implements AutoCloseable {
         ServiceJvm s = running.get(kind);
         int port = Integer.parseInt(s.await(upLine(kind), Duration.ofSeconds(120)));
         ports.put(kind, port);
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        int last = -1;
-        while (System.nanoTime() < deadline) {
-            try {
-                last = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready")).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode();
-                if (last == 200) return;
-            } catch (java.io.IOException notYet) {
-                // listening soon
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError(s.name() + ": /ready answered " + last + "\n" + s.output());
+        int last = dev.sqloop.testkit.Ports.awaitReady(port, Duration.ofSeconds(90), Duration.ofMillis(100));
+        if (last != 200) throw new AssertionError(s.name() + ": /ready answered " + last + "\n" + s.output());
     }
 
     /** SIGKILLs {@code kind}'s JVM; answers it (dead). */
