@@ -68,8 +68,20 @@ public final class Chaos {
     private static final Pattern MANAGEMENT = Pattern.compile("management .* on http://127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern GATEWAY = Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+)");
 
-    /** A worker kind: the service {@code ./sqloop run} starts and the consumer group that carries its work (none: the gateway). */
-    public record Kind(String name, String service, String group, Map<String, String> extraEnv) {}
+    /**
+     * A worker kind: the service {@code ./sqloop run} starts, the consumer group that carries its work (none: the
+     * gateway), and any other group the same process consumes in (the generator also reads the {@code regenerate}
+     * lane): a kill redoes what is uncommitted in all of them.
+     */
+    public record Kind(String name, String service, String group, List<String> otherGroups, Map<String, String> extraEnv) {
+        /** Every group whose uncommitted records a kill of this kind redoes. */
+        public List<String> groups() {
+            List<String> all = new java.util.ArrayList<>();
+            if (group != null) all.add(group);
+            all.addAll(otherGroups);
+            return all;
+        }
+    }
 
     /**
      * The six kinds a crash test kills, generate and repair as two processes, with their groups under
@@ -77,12 +89,13 @@ public final class Chaos {
      */
     public static List<Kind> kinds(String groupPrefix) {
         return List.of(
-                new Kind("fewshot", "fewshot", groupPrefix + "-retrieve-examples", Map.of()),
-                new Kind("generate", "generator", groupPrefix + "-generate", Map.of("SQLOOP_GENERATOR_WORKERS", "generate")),
-                new Kind("repair", "repair", groupPrefix + "-repair", Map.of()),
-                new Kind("validator", "validator", groupPrefix + "-static-validate", Map.of()),
-                new Kind("executor", "executor", groupPrefix + "-execute", Map.of()),
-                new Kind("gateway", "gateway", null, Map.of()));
+                new Kind("fewshot", "fewshot", groupPrefix + "-retrieve-examples", List.of(), Map.of()),
+                new Kind("generate", "generator", groupPrefix + "-generate", List.of(groupPrefix + "-regenerate"),
+                        Map.of("SQLOOP_GENERATOR_WORKERS", "generate")),
+                new Kind("repair", "repair", groupPrefix + "-repair", List.of(), Map.of()),
+                new Kind("validator", "validator", groupPrefix + "-static-validate", List.of(), Map.of()),
+                new Kind("executor", "executor", groupPrefix + "-execute", List.of(), Map.of()),
+                new Kind("gateway", "gateway", null, List.of(), Map.of()));
     }
 
     static final List<Kind> KINDS = kinds(PREFIX);
