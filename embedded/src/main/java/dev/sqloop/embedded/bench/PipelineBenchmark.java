@@ -75,13 +75,16 @@ public final class PipelineBenchmark {
               --agent N            questions through the sequential agent (default 30 in the llm regime, 300 in cpu)
               --cancel-at F        cancel the batch once a fraction F (0 < F < 1) of it is final, and measure how soon the
                                    LLM stops being called and every question is final (cancelled) instead of the limits
+              --idle-seconds S     before the batch, measure what the started pipeline burns with no work for S
+                                   seconds, by part (default 10; 0 skips): a slow LLM's run pays it per wall second
               --out DIR            where timelines go (default $SQLOOP_HOME/.sqloop/bench/pipeline-<time>)
             """;
 
     private PipelineBenchmark() {}
 
     /** @param cancelAt the fraction of the batch final when it is cancelled; 0: not cancelled */
-    record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt) {}
+    record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt,
+                    int idleSeconds) {}
 
     public static int run(Args args) throws Exception {
         int questions = args.integer("questions", 10_000);
@@ -96,6 +99,8 @@ public final class PipelineBenchmark {
         if (!List.of("on", "off", "both").contains(lane)) throw new Args.UsageException("--lane is on, off or both");
         double cancelAt = Double.parseDouble(args.string("cancel-at", "0"));
         if (cancelAt < 0 || cancelAt >= 1) throw new Args.UsageException("--cancel-at is a fraction of the batch: 0 < F < 1");
+        int idleSeconds = args.integer("idle-seconds", 10);
+        if (idleSeconds < 0) throw new Args.UsageException("--idle-seconds is 0 or more");
         Files.createDirectories(out);
         Path warehouse = DemoWarehouse.create(out.resolve("warehouse.duckdb"));
         System.out.printf("sqloop bench pipeline: %d questions per run, %d cores, JVM max heap %d MiB, out %s%n", questions,
@@ -105,7 +110,7 @@ public final class PipelineBenchmark {
             Duration latency = r.equals("llm") ? median : Duration.ZERO;
             int agent = args.integer("agent", r.equals("llm") ? 30 : 300);
             for (String l : lane.equals("both") ? List.of("off", "on") : List.of(lane)) {
-                runs.add(new Settings(questions, latency, concurrency, l.equals("on"), cancelAt > 0 ? 0 : agent, r, cancelAt));
+                runs.add(new Settings(questions, latency, concurrency, l.equals("on"), cancelAt > 0 ? 0 : agent, r, cancelAt, idleSeconds));
             }
         }
         List<Report> reports = new ArrayList<>();
@@ -127,6 +132,43 @@ public final class PipelineBenchmark {
         }
         if (reports.size() > 1) System.out.println(comparison(reports));
         return 0;
+    }
+
+    /**
+     * What the started pipeline burns with no work: every consumer's poll loop, heartbeats and commits, the Streams
+     * threads, metrics, the broker. A batch pays it per wall second whatever its size, so in the LLM-bound regime (slow
+     * calls, long wall time) it is a large part of the CPU per question.
+     */
+    record Idle(int seconds, Map<String, Long> cpu, Map<String, List<String>> hottest) {
+        static Idle measure(int seconds, Path work) throws Exception {
+            if (seconds == 0) return new Idle(0, Map.of(), Map.of());
+            try (CpuProfile profile = CpuProfile.start(work.resolve("idle.jfr"))) {
+                Thread.sleep(seconds * 1000L);
+                Map<String, Long> cpu = profile.stop();
+                Map<String, List<String>> hottest = new TreeMap<>();
+                for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 2));
+                return new Idle(seconds, cpu, hottest);
+            }
+        }
+
+        /** Percent of one core: of {@code part}, or of the whole process when null. */
+        double share(String part) {
+            return 100.0 * cpu.getOrDefault(part == null ? "total" : part, 0L) / 1e9 / seconds;
+        }
+
+        /** Percent of one core for everything but the broker, the simulated LLM and the JIT (start-up, not idling). */
+        double sqloopShare() {
+            return share(null) - share(CpuProfile.BROKER) - share(CpuProfile.LLM) - share(CpuProfile.JIT);
+        }
+
+        /** The biggest idle parts with their hottest code, one line. */
+        String top(int n) {
+            return cpu.entrySet().stream().filter(e -> !List.of("total", "samples").contains(e.getKey()))
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(n)
+                    .map(e -> String.format(Locale.ROOT, "%s %.1f %% (%s)", e.getKey(), 100.0 * e.getValue() / 1e9 / seconds,
+                            String.join(", ", hottest.getOrDefault(e.getKey(), List.of()))))
+                    .reduce((a, b) -> a + "; " + b).orElse("");
+        }
     }
 
     /** What one run measured, and its printout. */
@@ -151,6 +193,7 @@ public final class PipelineBenchmark {
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings, llm, false)) {
             pipeline.seed(DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), DATASOURCE, "duckdb");
             GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
+            Idle idle = Idle.measure(s.idleSeconds(), work);
             Timeline timeline = new Timeline();
             ResultCollector results = new ResultCollector(pipeline.bootstrapServers(), s.questions());
             long llmCallsStart = llm.stats().calls();
@@ -171,7 +214,7 @@ public final class PipelineBenchmark {
             timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
-            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work);
+            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle);
         }
     }
 
@@ -254,7 +297,7 @@ public final class PipelineBenchmark {
     }
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
-                         long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work) {
+                         long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work, Idle idle) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -304,6 +347,12 @@ public final class PipelineBenchmark {
         }
         b.append(String.format(Locale.ROOT, "    %-34s %7.2f  (everything but the simulated LLM and the broker; %d samples)%n",
                 "= sqloop itself", pipelineOnly, cpu.getOrDefault("samples", 0L)));
+        if (idle.seconds() > 0) {
+            b.append(String.format(Locale.ROOT, "  idle cost               %.1f %% of a core with no work (%d s before the batch; JIT %.1f %%), sqloop itself %.1f %%: %.1f ms per question at this run's pace%n",
+                    idle.share(null), idle.seconds(), idle.share(CpuProfile.JIT), idle.sqloopShare(),
+                    idle.sqloopShare() / 100 * seconds * 1000 / n));
+            b.append("                          ").append(idle.top(4)).append('\n');
+        }
         b.append(String.format(Locale.ROOT, "  time per question       mean end-to-end %.0f ms = LLM %.0f ms + engine %.1f ms + pipeline overhead %.0f ms (%.0f %%: queueing for LLM slots and CPU, Kafka hops)%n",
                 meanE2e, llmPerQuestion, enginePerQuestion, overhead, meanE2e == 0 ? 0 : 100 * overhead / meanE2e));
         b.append(String.format(Locale.ROOT, "  heap                    peak used %d MiB; old gen after GC: first quarter %d MiB, last quarter %d MiB%n",

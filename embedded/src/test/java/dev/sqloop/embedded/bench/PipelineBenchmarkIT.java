@@ -21,7 +21,7 @@ class PipelineBenchmarkIT {
     @Test
     void shouldMeasureASmallBatchAgainstBothLimits(@TempDir Path out) throws Exception {
         String text = bench("--questions", "40", "--regime", "llm", "--llm-median-ms", "50", "--concurrency", "8", "--agent", "2",
-                "--out", out.toString());
+                "--idle-seconds", "2", "--out", out.toString());
         Matcher outcomes = Pattern.compile("outcomes +\\{(.*)}").matcher(text);
         assertTrue(outcomes.find(), text);
         int total = Pattern.compile("=(\\d+)").matcher(outcomes.group(1)).results().mapToInt(m -> Integer.parseInt(m.group(1))).sum();
@@ -34,6 +34,10 @@ class PipelineBenchmarkIT {
         assertTrue(ratio.find());
         double r = Double.parseDouble(ratio.group(1));
         assertTrue(r > 0 && r <= 1.05, "throughput cannot beat the LLM-bound limit: " + r);
+        Matcher idle = Pattern.compile("idle cost +(\\d+\\.\\d) % of a core").matcher(text);
+        assertTrue(idle.find(), "the idle cost is measured:\n" + text);
+        double idleShare = Double.parseDouble(idle.group(1));
+        assertTrue(idleShare > 0 && idleShare <= 100.0 * Runtime.getRuntime().availableProcessors(), "a share of the cores: " + idleShare);
         assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.csv")).lines().count() > 2, "a timeline row per second");
         assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.html")).contains("<polyline"));
     }
@@ -42,7 +46,7 @@ class PipelineBenchmarkIT {
     @Test
     void shouldMeasureACancellationPartWay(@TempDir Path out) throws Exception {
         String text = bench("--questions", "80", "--regime", "llm", "--llm-median-ms", "200", "--concurrency", "2",
-                "--cancel-at", "0.2", "--out", out.toString());
+                "--cancel-at", "0.2", "--idle-seconds", "0", "--out", out.toString());
         Matcher at = Pattern.compile("cancelled at (\\d+) of 80 final").matcher(text);
         assertTrue(at.find(), text);
         assertTrue(Integer.parseInt(at.group(1)) >= 16, text);
