@@ -94,6 +94,13 @@ class PrometheusPipelineIT {
         assertTrue(awaitQuery("sum(sqloop_questions_total)", v -> v == results.size(), Duration.ofSeconds(60)),
                 "Prometheus never saw the " + results.size() + " final results");
         assertTrue(awaitQuery("sum(sqloop_dlq_records_total)", v -> v >= 1, Duration.ofSeconds(60)), "the poison record was never counted");
+        assertTrue(awaitQuery("sum(sqloop_fewshot_shortcuts_total)", v -> v >= 1, Duration.ofSeconds(30)),
+                "no repeated question was answered from memory (few-shot shortcut)");
+        // rate() and increase() need two samples of a series in their window: the shortcut and dead-letter counters
+        // first appear in the last seconds of the run, and a panel query evaluated right after their first scrape
+        // found no data (seen once in CI). Wait until every target has been scraped twice more.
+        double now = value(query("time()").get(0));
+        assertTrue(awaitQuery("min(timestamp(up))", v -> v >= now + 2.5, Duration.ofSeconds(30)), "Prometheus stopped scraping");
     }
 
     @AfterAll
