@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 /**
  * How an example is identified: by its datasource, its question after normalization and its owner. A shared example
@@ -17,6 +18,13 @@ public final class ExampleIds {
     /** The tenant of a request without one: the gateway's single tenant when authentication is off. */
     public static final String DEFAULT_TENANT = "default";
 
+    // compiled once: normalize runs for every captured, retrieved and posted question (String.replaceAll compiled
+    // four patterns per call, 8 % of the capture stage's CPU in the pipeline benchmark)
+    private static final Pattern MARKS = Pattern.compile("\\p{M}+");
+    private static final Pattern NOT_WORD = Pattern.compile("[^\\p{L}\\p{N}_%.'-]+");
+    private static final Pattern TRAILING_PUNCTUATION = Pattern.compile("[.'-]+(\\s|$)");
+    private static final Pattern SPACES = Pattern.compile("\\s+");
+
     private ExampleIds() {}
 
     /** The owner of an example a tenant creates: the tenant, or {@link #DEFAULT_TENANT} when none is named. */
@@ -27,11 +35,11 @@ public final class ExampleIds {
     /** Lower case, accents and punctuation removed, whitespace collapsed: "How many  Orders?" → "how many orders". */
     public static String normalize(String question) {
         if (question == null) return "";
-        String s = Normalizer.normalize(question, Normalizer.Form.NFKD).replaceAll("\\p{M}+", "");
-        s = s.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}_%.'-]+", " ");
+        String s = MARKS.matcher(Normalizer.normalize(question, Normalizer.Form.NFKD)).replaceAll("");
+        s = NOT_WORD.matcher(s.toLowerCase(Locale.ROOT)).replaceAll(" ");
         // a full stop ends sentences but also sits inside numbers (2.5) and names: drop only the trailing ones
-        s = s.replaceAll("[.'-]+(\\s|$)", " ");
-        return s.replaceAll("\\s+", " ").strip();
+        s = TRAILING_PUNCTUATION.matcher(s).replaceAll(" ");
+        return SPACES.matcher(s).replaceAll(" ").strip();
     }
 
     /** The id of the shared example of this question. A UUID because Qdrant accepts only UUIDs or integers as point ids. */
