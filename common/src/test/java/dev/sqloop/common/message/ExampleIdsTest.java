@@ -1,0 +1,27 @@
+package dev.sqloop.common.message;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import org.junit.jupiter.api.Test;
+
+class ExampleIdsTest {
+    @Test
+    void normalizeFoldsCaseAccentsPunctuationAndSpaces() {
+        assertEquals("how many orders", ExampleIds.normalize("How many  Orders?"));
+        assertEquals("cafe revenue in 2.5 years", ExampleIds.normalize("Café revenue in 2.5 years."));
+        assertEquals("o'brien's orders with 10% discount", ExampleIds.normalize("O'Brien's orders,\twith 10% discount!"));
+        assertEquals("top_5 customers", ExampleIds.normalize("  top_5 customers...  "));
+        assertEquals("", ExampleIds.normalize(null));
+        assertEquals("", ExampleIds.normalize(" ?! "));
+    }
+
+    @Test
+    void idsFollowTheNormalizedQuestionAndTheOwner() {
+        assertEquals(ExampleIds.of("demo", "How many orders?"), ExampleIds.of("demo", "how many ORDERS"));
+        assertNotEquals(ExampleIds.of("demo", "How many orders?"), ExampleIds.of("other", "How many orders?"));
+        assertEquals(ExampleIds.of("demo", "q"), ExampleIds.of("demo", "q", null));
+        assertNotEquals(ExampleIds.of("demo", "q"), ExampleIds.of("demo", "q", "acme"));
+        assertEquals(ExampleIds.DEFAULT_TENANT, ExampleIds.owner(" "));
+    }
+}
