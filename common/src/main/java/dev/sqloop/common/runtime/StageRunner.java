@@ -78,6 +78,9 @@ public final class StageRunner<I> implements AutoCloseable {
     private final int pauseThreshold;
     private final ExecutorService workers;
     private final Thread consumerThread;
+    /** Starts records when a slot frees (see {@link #releaseSlot}); parked otherwise. */
+    private final Thread dispatcher;
+    private final java.util.concurrent.atomic.AtomicBoolean dispatchWanted = new java.util.concurrent.atomic.AtomicBoolean();
     private final Counter retries;
 
     private volatile boolean running = true;
@@ -103,6 +106,7 @@ public final class StageRunner<I> implements AutoCloseable {
         this.pauseThreshold = Math.max(1, Math.min(settings.maxPollRecords(), settings.maxInFlight()));
         this.workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sqloop-" + stage.name() + "-", 0).factory());
         this.consumerThread = Thread.ofPlatform().name("sqloop-" + stage.name() + "-consumer").unstarted(this::runLoop);
+        this.dispatcher = Thread.ofPlatform().daemon().name("sqloop-" + stage.name() + "-dispatch").unstarted(this::dispatchLoop);
         this.retries = Counter.builder("sqloop.stage.infrastructure.retries").description("Infrastructure retries (never repair attempts)")
                 .tag("stage", stage.name()).register(registry);
         // At zero from the start: the first dead letter of a stage is an increase Prometheus sees (a series born at 1
@@ -129,6 +133,7 @@ public final class StageRunner<I> implements AutoCloseable {
 
     public StageRunner<I> start() {
         consumerThread.start();
+        dispatcher.start();
         return this;
     }
 
@@ -424,9 +429,28 @@ public final class StageRunner<I> implements AutoCloseable {
         return (question == null ? "" : "q=" + question + " ") + (trace == null ? "" : "trace=" + trace + " ");
     }
 
+    /**
+     * Frees the slot and has the dispatcher thread start the next record. Not started from here: this runs on a
+     * virtual thread, and a virtual thread started from a carrier goes to that carrier's own queue, which the carrier
+     * drains before it looks at anything submitted from outside. A CPU-bound stage then fed itself from its own
+     * completions and starved every other stage in the JVM: in `bench pipeline`, retrieve-examples handled nearly the
+     * whole 1,500-question batch before generate's first record got a carrier (first LLM call 10 s after the batch
+     * was accepted, both cores busy). Started from a platform thread, every stage's records wait in the scheduler's
+     * shared queues and take turns.
+     */
     private void releaseSlot() {
         inFlight.decrementAndGet();
-        dispatch();
+        if (!pending.isEmpty() && dispatchWanted.compareAndSet(false, true)) java.util.concurrent.locks.LockSupport.unpark(dispatcher);
+    }
+
+    private void dispatchLoop() {
+        while (!stopping && consumerThread.isAlive()) { // started after the consumer thread
+            if (dispatchWanted.getAndSet(false)) {
+                dispatch();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, 100_000_000L);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- shutdown

@@ -199,12 +199,15 @@ public final class PipelineBenchmark {
             long llmCallsStart = llm.stats().calls();
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
             long start = System.nanoTime();
-            Thread sampler = timeline.sample(results::finished, start);
+            Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, start);
+            Startup startup = Startup.follow(llm, results, start);
             List<String> batches = submit(client, batch, s.questions(), work);
+            startup.accepted();
             Cancellation cancellation = s.cancelAt() > 0 ? Cancellation.when(s, results, llm, client, batches, start) : null;
             results.await(Duration.ofMinutes(30), start);
             double seconds = (System.nanoTime() - start) / 1e9;
-            Map<String, Long> cpu = profile.stop();
+            Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
+            startup.before(profile.before(4));
             Map<String, List<String>> hottest = new TreeMap<>();
             for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 4));
             profile.close();
@@ -214,7 +217,66 @@ public final class PipelineBenchmark {
             timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
-            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle);
+            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle, startup);
+        }
+    }
+
+    /**
+     * The batch's first seconds: when the gateway accepted it (a batch is one Kafka transaction, so no stage sees a
+     * question before that), when the first LLM call began and when the first question was final. Followed every 5 ms.
+     */
+    static final class Startup {
+        private final long start;
+        private volatile long accepted, firstCall, firstResult;
+        private volatile Instant firstCallInstant = Instant.MAX;
+        private List<String> before = List.of();
+
+        private Startup(long start) {
+            this.start = start;
+        }
+
+        static Startup follow(SimulatedLlm llm, ResultCollector results, long start) {
+            Startup s = new Startup(start);
+            long base = llm.stats().calls(); // counted when a call arrives, before its latency
+            Thread.ofPlatform().daemon().name("bench-harness-startup").start(() -> {
+                try {
+                    while (s.firstCall == 0 || s.firstResult == 0) {
+                        long now = System.nanoTime();
+                        if (s.firstCall == 0 && llm.stats().calls() > base) {
+                            s.firstCallInstant = Instant.now();
+                            s.firstCall = now;
+                        }
+                        if (s.firstResult == 0 && results.finished() > 0) s.firstResult = now;
+                        Thread.sleep(5);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            return s;
+        }
+
+        void accepted() {
+            accepted = System.nanoTime();
+        }
+
+        Instant firstCallInstant() {
+            return firstCallInstant;
+        }
+
+        /** Where the CPU went until the first LLM call. */
+        void before(List<String> parts) {
+            before = parts;
+        }
+
+        private String at(long t) {
+            return t == 0 ? "never" : String.format(Locale.ROOT, "%.2f s", (t - start) / 1e9);
+        }
+
+        String line() {
+            return String.format(Locale.ROOT, "  start                   batch accepted at %s; first LLM call at %s; first result at %s%n",
+                    at(accepted), at(firstCall), at(firstResult))
+                    + (before.isEmpty() ? "" : "                          CPU before the first LLM call: " + String.join("; ", before) + "\n");
         }
     }
 
@@ -297,7 +359,8 @@ public final class PipelineBenchmark {
     }
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
-                         long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work, Idle idle) {
+                         long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work, Idle idle,
+                         Startup startup) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -325,6 +388,7 @@ public final class PipelineBenchmark {
         r.byAttempts().forEach((a, l) -> b.append(String.format(Locale.ROOT, "%d: n=%d p50 %d ms p95 %d ms; ", a, l.length,
                 percentile(l, 50), percentile(l, 95))));
         b.append('\n');
+        b.append(startup.line());
         b.append(String.format(Locale.ROOT, "  LLM                     %d calls (%.2f per question), mean latency %.0f ms%n", llmCalls,
                 callsPerQuestion, llmSeconds * 1000));
         if (Double.isFinite(llmLimit)) {
@@ -517,10 +581,10 @@ public final class PipelineBenchmark {
      * post-GC old generation is the honest line (used heap saw-tooths with every young collection).
      */
     static final class Timeline {
-        private final List<long[]> rows = new ArrayList<>(); // seconds×1000, finished, heap used, old gen after GC, cpu ns
+        private final List<long[]> rows = new ArrayList<>(); // seconds×1000, finished, heap used, old gen after GC, cpu ns, LLM calls
         private final AtomicBoolean stopped = new AtomicBoolean();
 
-        Thread sample(java.util.function.IntSupplier finished, long startNanos) {
+        Thread sample(java.util.function.IntSupplier finished, java.util.function.LongSupplier llmCalls, long startNanos) {
             MemoryPoolMXBean old = ManagementFactory.getMemoryPoolMXBeans().stream()
                     .filter(p -> p.getType() == MemoryType.HEAP && p.getName().contains("Old")).findFirst().orElse(null);
             return Thread.ofPlatform().daemon().name("bench-timeline").start(() -> {
@@ -529,7 +593,7 @@ public final class PipelineBenchmark {
                     long oldAfterGc = old == null || old.getCollectionUsage() == null ? 0 : old.getCollectionUsage().getUsed();
                     synchronized (rows) {
                         rows.add(new long[] {(System.nanoTime() - startNanos) / 1_000_000, finished.getAsInt(), used, oldAfterGc,
-                                CpuProfile.processCpuNanos()});
+                                CpuProfile.processCpuNanos(), llmCalls.getAsLong()});
                     }
                     try {
                         Thread.sleep(1000);
@@ -561,26 +625,36 @@ public final class PipelineBenchmark {
             synchronized (rows) {
                 copy = List.copyOf(rows);
             }
-            StringBuilder c = new StringBuilder("seconds,finished,questions_per_s,heap_used_mib,old_gen_after_gc_mib,cpu_cores\n");
+            StringBuilder c = new StringBuilder("seconds,finished,questions_per_s,heap_used_mib,old_gen_after_gc_mib,cpu_cores,llm_calls_per_s\n");
             double[] rate = new double[copy.size()], heap = new double[copy.size()], oldGen = new double[copy.size()], t = new double[copy.size()];
+            double[] calls = new double[copy.size()];
             for (int i = 0; i < copy.size(); i++) {
                 long[] r = copy.get(i);
-                long[] p = i == 0 ? new long[] {0, 0, 0, 0, r[4]} : copy.get(i - 1);
+                long[] p = i == 0 ? new long[] {0, 0, 0, 0, r[4], 0} : copy.get(i - 1);
                 double dt = Math.max(1, r[0] - p[0]) / 1000.0;
                 t[i] = r[0] / 1000.0;
                 rate[i] = (r[1] - p[1]) / dt;
+                calls[i] = (r[5] - p[5]) / dt;
                 heap[i] = r[2] / 1048576.0;
                 oldGen[i] = r[3] / 1048576.0;
                 double cores = i == 0 ? 0 : (r[4] - p[4]) / 1e9 / dt;
-                c.append(String.format(Locale.ROOT, "%.1f,%d,%.1f,%.1f,%.1f,%.2f%n", t[i], r[1], rate[i], heap[i], oldGen[i], cores));
+                c.append(String.format(Locale.ROOT, "%.1f,%d,%.1f,%.1f,%.1f,%.2f,%.1f%n", t[i], r[1], rate[i], heap[i], oldGen[i], cores, calls[i]));
             }
             Files.writeString(csv, c);
             Files.writeString(html, "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + title + "</title></head><body>"
                     + "<h1>sqloop bench pipeline: " + title + "</h1>"
-                    + LineChart.svg("throughput (questions/s)", t, Map.of("questions/s", rate))
+                    + LineChart.svg("throughput (questions/s) and LLM calls begun per second", t,
+                            series("questions/s", rate, "LLM calls/s", calls))
                     + LineChart.svg("heap (MiB)", t, new LinkedHashMap<>(Map.of("used", heap, "old gen after GC", oldGen)))
                     + "</body></html>\n");
         }
+    }
+
+    private static Map<String, double[]> series(String name1, double[] values1, String name2, double[] values2) {
+        Map<String, double[]> m = new LinkedHashMap<>();
+        m.put(name1, values1);
+        m.put(name2, values2);
+        return m;
     }
 
     /** Questions one at a time through the pipeline's own stage instances, in order: a sequential self-correcting agent. */

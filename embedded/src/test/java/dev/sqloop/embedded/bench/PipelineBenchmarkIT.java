@@ -38,7 +38,14 @@ class PipelineBenchmarkIT {
         assertTrue(idle.find(), "the idle cost is measured:\n" + text);
         double idleShare = Double.parseDouble(idle.group(1));
         assertTrue(idleShare > 0 && idleShare <= 100.0 * Runtime.getRuntime().availableProcessors(), "a share of the cores: " + idleShare);
-        assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.csv")).lines().count() > 2, "a timeline row per second");
+        Matcher start = Pattern.compile("batch accepted at (\\d+\\.\\d+) s; first LLM call at (\\d+\\.\\d+) s; first result at (\\d+\\.\\d+) s").matcher(text);
+        assertTrue(start.find(), "the batch's start is timed:\n" + text);
+        assertTrue(Double.parseDouble(start.group(2)) <= Double.parseDouble(start.group(3)),
+                "every question needs an LLM call here (shortcuts off): " + start.group());
+        List<String> rows = Files.readString(out.resolve("llm-lane-on/timeline.csv")).lines().toList();
+        assertTrue(rows.size() > 2, "a timeline row per second");
+        assertTrue(rows.getFirst().endsWith(",llm_calls_per_s"), rows.getFirst());
+        assertTrue(rows.stream().skip(1).anyMatch(row -> Double.parseDouble(row.substring(row.lastIndexOf(',') + 1)) > 0), "LLM calls in the timeline");
         assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.html")).contains("<polyline"));
     }
 
