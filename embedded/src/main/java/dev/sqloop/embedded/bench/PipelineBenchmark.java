@@ -645,7 +645,7 @@ public final class PipelineBenchmark {
                     + "<h1>sqloop bench pipeline: " + title + "</h1>"
                     + LineChart.svg("throughput (questions/s) and LLM calls begun per second", t,
                             series("questions/s", rate, "LLM calls/s", calls))
-                    + LineChart.svg("heap (MiB)", t, new LinkedHashMap<>(Map.of("used", heap, "old gen after GC", oldGen)))
+                    + LineChart.svg("heap (MiB)", t, series("used", heap, "old gen after GC", oldGen))
                     + "</body></html>\n");
         }
     }
