@@ -217,6 +217,45 @@ class StageRunnerIT {
         }
     }
 
+    /**
+     * A stage whose outputs the broker is slow to acknowledge stops starting records once twice maxInFlight of them
+     * wait (instead of queueing outputs in the producer until they expire), and carries on as acknowledgements come. The
+     * input is a real topic on the real broker; the output is Kafka's MockProducer, so the test decides when a send is
+     * acknowledged.
+     */
+    @Test
+    void shouldStopStartingRecordsWhileMaxInFlightOutputsAwaitAcknowledgement() throws Exception {
+        kafka.createTopics(1, "ack-in");
+        var producer = new org.apache.kafka.clients.producer.MockProducer<byte[], byte[]>(false, null,
+                new org.apache.kafka.common.serialization.ByteArraySerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer());
+        var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(
+                KafkaClients.consumerProperties(kafka.settings(), "ack", 500, "ack-consumer"));
+        StageRunner<Probe> runner = new StageRunner<>(new PassThroughStage("ack", "ack-out", Duration.ZERO), "ack-in", consumer,
+                producer, settings("ack").withMaxInFlight(8), new SimpleMeterRegistry(), java.time.Clock.systemUTC());
+        runners.add(runner);
+        runner.start();
+        kafka.sendProbes("ack-in", 200);
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (runner.unacknowledged() < 16 && System.nanoTime() < deadline) Thread.sleep(10);
+        assertEquals(16, runner.unacknowledged(), "sixteen records done, their outputs unacknowledged");
+        Thread.sleep(1_000);
+        assertEquals(16, producer.history().size(), "no record starts while twice maxInFlight outputs wait for the broker");
+        assertEquals(0, runner.inFlight());
+
+        int most = 0;
+        deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (producer.history().size() < 200 || runner.unacknowledged() > 0) {
+            assertTrue(System.nanoTime() < deadline, "timed out at " + producer.history().size() + " sends");
+            most = Math.max(most, runner.unacknowledged());
+            if (!producer.completeNext()) Thread.sleep(1);
+        }
+        assertTrue(most <= 16, "at most sixteen outputs awaited acknowledgement, saw " + most);
+        Set<String> sent = producer.history().stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).collect(Collectors.toSet());
+        assertEquals(KafkaTestSupport.probeIds(200), sent, "every record went through once acknowledged");
+        assertEquals(200, producer.history().size(), "each once");
+    }
+
     private static <T> T decode(byte[] bytes, Class<T> type) {
         try {
             return JsonCodec.decode(bytes, type);
