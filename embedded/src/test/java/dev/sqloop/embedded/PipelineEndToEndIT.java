@@ -38,6 +38,9 @@ class PipelineEndToEndIT {
         s.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
         s.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
         s.put("SQLOOP_MAX_IN_FLIGHT", "64");
+        // A tight admission bound, so the 1,000-question batch enters the pipeline gated (see the assertion there).
+        s.put("SQLOOP_ADMISSION_MAX_BACKLOG", "100");
+        s.put("SQLOOP_ADMISSION_INTERVAL", "200ms");
         return s;
     }
 
@@ -133,9 +136,27 @@ class PipelineEndToEndIT {
                 big.append(JsonCodec.encodeToString(Map.of("question", item.question(), "datasource", "demo", "clientId", "bulk-" + i))).append('\n');
             }
             Path bulk = Files.writeString(work.resolve("bulk.jsonl"), big);
+            var gate = pipeline.registries().get(EmbeddedPipeline.FEWSHOT);
+            java.util.concurrent.atomic.AtomicLong maxBacklog = new java.util.concurrent.atomic.AtomicLong(-1);
+            java.util.concurrent.atomic.AtomicInteger closedSamples = new java.util.concurrent.atomic.AtomicInteger();
+            var sampler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+            sampler.scheduleAtFixedRate(() -> {
+                maxBacklog.accumulateAndGet((long) gate.get("sqloop.admission.backlog").gauge().value(), Math::max);
+                if (gate.get("sqloop.admission.open").gauge().value() == 0) closedSamples.incrementAndGet();
+            }, 0, 50, java.util.concurrent.TimeUnit.MILLISECONDS);
             long start = System.nanoTime();
-            List<QuestionResult> thousand = run(client, bulk, 1000);
+            List<QuestionResult> thousand;
+            try {
+                thousand = run(client, bulk, 1000);
+            } finally {
+                sampler.shutdownNow();
+            }
             double seconds = (System.nanoTime() - start) / 1e9;
+            System.out.printf("e2e: admission (bound 100): closed in %d of the 50 ms samples, largest backlog read %d%n",
+                    closedSamples.get(), maxBacklog.get());
+            assertTrue(closedSamples.get() > 0, "the batch entered gated: retrieve-examples waited for the path to drain");
+            assertTrue(maxBacklog.get() >= 100 && maxBacklog.get() < 1000,
+                    "the path held the bound (plus what one read interval admits), not the batch: " + maxBacklog.get());
             Set<String> ids = new HashSet<>();
             thousand.forEach(r -> ids.add(r.questionId()));
             assertEquals(1000, ids.size(), "1,000 distinct final results");

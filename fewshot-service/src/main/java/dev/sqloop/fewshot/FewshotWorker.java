@@ -65,7 +65,8 @@ public final class FewshotWorker {
         registerExampleGauges(registry, store, datasources, config);
         List<StageRunner<?>> runners = List.of(
                 KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, metrics),
-                        Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry),
+                        Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry)
+                        .admitting(RunnerConfig.admission(env, kafka, registry)),
                 KafkaClients.runner(new CaptureStage(embedder, store, config, metrics, clock),
                         Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),
                 KafkaClients.runner(new FeedbackStage(embedder, store, config, clock),

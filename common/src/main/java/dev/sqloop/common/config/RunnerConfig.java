@@ -30,6 +30,20 @@ public final class RunnerConfig {
                 env.duration("SQLOOP_REVOKE_TIMEOUT", Duration.ofSeconds(20)));
     }
 
+    /** Default of {@code SQLOOP_ADMISSION_MAX_BACKLOG}: records waiting on the question path before the entry stage waits. */
+    public static final int DEFAULT_ADMISSION_MAX_BACKLOG = 1000;
+
+    /**
+     * The entry stage's admission control ({@link dev.sqloop.common.runtime.Admission}): {@code
+     * SQLOOP_ADMISSION_MAX_BACKLOG} (records waiting on the question path; 0 turns admission control off) and {@code
+     * SQLOOP_ADMISSION_INTERVAL} (how often the backlog is read).
+     */
+    public static dev.sqloop.common.runtime.Admission admission(EnvConfig env, KafkaSettings kafka, io.micrometer.core.instrument.MeterRegistry registry) {
+        return dev.sqloop.common.runtime.Admission.following(kafka, env.string("SQLOOP_GROUP_PREFIX", "sqloop"),
+                env.integer("SQLOOP_ADMISSION_MAX_BACKLOG", DEFAULT_ADMISSION_MAX_BACKLOG, 0, 10_000_000),
+                env.duration("SQLOOP_ADMISSION_INTERVAL", Duration.ofSeconds(1)), registry);
+    }
+
     static String stageInFlightKey(String stageName) {
         return "SQLOOP_" + stageName.toUpperCase(java.util.Locale.ROOT).replace('-', '_') + "_MAX_IN_FLIGHT";
     }

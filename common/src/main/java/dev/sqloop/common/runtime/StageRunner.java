@@ -82,6 +82,7 @@ public final class StageRunner<I> implements AutoCloseable {
     private final Thread dispatcher;
     private final java.util.concurrent.atomic.AtomicBoolean dispatchWanted = new java.util.concurrent.atomic.AtomicBoolean();
     private final Counter retries;
+    private volatile Admission admission = Admission.ALWAYS;
 
     private volatile boolean running = true;
     private volatile boolean stopping;
@@ -126,6 +127,16 @@ public final class StageRunner<I> implements AutoCloseable {
                 .tag("stage", stage.name()).tag("topic", inputTopic).register(registry);
         Gauge.builder("sqloop.stage.buffered", pendingCount, AtomicInteger::get).description("Records fetched, waiting for a slot")
                 .tag("stage", stage.name()).tag("topic", inputTopic).register(registry);
+    }
+
+    /**
+     * Starts records only while {@code gate} is open (the pipeline's entry stage: see {@link Admission}); fetched
+     * records wait meanwhile, and fetching pauses once a poll's worth waits. Closed with the runner.
+     */
+    public StageRunner<I> admitting(Admission gate) {
+        this.admission = java.util.Objects.requireNonNull(gate, "gate");
+        closeables.add(gate);
+        return this;
     }
 
     /** Closes these with the runner (client metrics binders, a producer the runner owns). */
@@ -361,6 +372,7 @@ public final class StageRunner<I> implements AutoCloseable {
             int current = inFlight.get();
             if (current >= settings.maxInFlight()) return;
             if (busy.get() >= 2 * settings.maxInFlight()) return; // see #unacknowledged
+            if (!admission.open()) return; // the consumer loop dispatches again after each poll
             if (!inFlight.compareAndSet(current, current + 1)) continue;
             Work work = pending.poll();
             if (work == null) {
