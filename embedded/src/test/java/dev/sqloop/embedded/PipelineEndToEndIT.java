@@ -91,6 +91,11 @@ class PipelineEndToEndIT {
         Path work = Files.createTempDirectory("e2e-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings(warehouse), oracle(batch), false)) {
+            // Admission reads the backlog of these (topic, group) pairs: a renamed stage or group would leave it reading a
+            // group nobody commits, and the gate closed for good. The wiring must run a consumer for each.
+            var wired = pipeline.runners().stream().map(r -> r.inputTopic() + " read by " + r.groupId()).collect(java.util.stream.Collectors.toSet());
+            dev.sqloop.common.runtime.Admission.QUESTION_PATH.forEach((topic, stage) ->
+                    assertTrue(wired.contains(topic + " read by sqloop-" + stage), topic + " read by sqloop-" + stage + " not in " + wired));
             GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
             List<QuestionResult> results = run(client, batch.writeJsonl(work.resolve("demo.jsonl"), "demo"), batch.items().size());
 
@@ -222,6 +227,11 @@ class PipelineEndToEndIT {
         Path work = Files.createTempDirectory("e2e-stripped-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings(warehouse), oracle(batch), true)) {
+            // Admission reads the backlog of these (topic, group) pairs: a renamed stage or group would leave it reading a
+            // group nobody commits, and the gate closed for good. The wiring must run a consumer for each.
+            var wired = pipeline.runners().stream().map(r -> r.inputTopic() + " read by " + r.groupId()).collect(java.util.stream.Collectors.toSet());
+            dev.sqloop.common.runtime.Admission.QUESTION_PATH.forEach((topic, stage) ->
+                    assertTrue(wired.contains(topic + " read by sqloop-" + stage), topic + " read by sqloop-" + stage + " not in " + wired));
             GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
             List<QuestionResult> results = run(client, batch.writeJsonl(work.resolve("demo.jsonl"), "demo"), batch.items().size());
             long first = results.stream().filter(r -> "first_attempt_success".equals(r.reason())).count();

@@ -164,6 +164,11 @@ public final class StageRunner<I> implements AutoCloseable {
         return inputTopic;
     }
 
+    /** The consumer group this runner reads {@link #inputTopic()} in. */
+    public String groupId() {
+        return settings.groupId();
+    }
+
     public State state() {
         return state;
     }
