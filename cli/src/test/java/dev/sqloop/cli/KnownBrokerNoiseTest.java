@@ -1,0 +1,47 @@
+package dev.sqloop.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.core.spi.FilterReply;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.junit.jupiter.api.Test;
+
+/** The one broker error the console drops, and only that one. */
+class KnownBrokerNoiseTest {
+    private static final String KNOWN = "Invalid sequence number for producer 11 at offset 15 in partition "
+            + "sqloop-gateway-questions-changelog-1: 5 (incoming seq. number). Expected sequence 0 for transactions v2 "
+            + "idempotent producer with no existing state.";
+
+    private final LoggerContext context = new LoggerContext();
+    private final KnownBrokerNoise filter = new KnownBrokerNoise();
+
+    private FilterReply decide(String logger, Level level, Throwable t) {
+        return filter.decide(null, context.getLogger(logger), level, "Error processing append operation", null, t);
+    }
+
+    @Test
+    void shouldDropOnlyTheReplicaManagersNoExistingStateError() {
+        assertEquals(FilterReply.DENY, decide(KnownBrokerNoise.LOGGER, Level.ERROR, new OutOfOrderSequenceException(KNOWN)));
+        assertEquals(FilterReply.NEUTRAL, decide(KnownBrokerNoise.LOGGER, Level.ERROR,
+                new OutOfOrderSequenceException("Out of order sequence number for producer 7: 12 (incoming), 9 (current)")),
+                "another out-of-order sequence still shows");
+        assertEquals(FilterReply.NEUTRAL, decide(KnownBrokerNoise.LOGGER, Level.ERROR, new IllegalStateException(KNOWN)));
+        assertEquals(FilterReply.NEUTRAL, decide(KnownBrokerNoise.LOGGER, Level.ERROR, null));
+        assertEquals(FilterReply.NEUTRAL, decide("kafka.server.KafkaApis", Level.ERROR, new OutOfOrderSequenceException(KNOWN)));
+        assertEquals(FilterReply.NEUTRAL, decide(KnownBrokerNoise.LOGGER, Level.WARN, new OutOfOrderSequenceException(KNOWN)));
+    }
+
+    @Test
+    void shouldBeInstalledByTheLoggingConfigurationEveryProcessUses() throws Exception {
+        LoggerContext configured = new LoggerContext();
+        JoranConfigurator joran = new JoranConfigurator();
+        joran.setContext(configured);
+        joran.doConfigure(KnownBrokerNoiseTest.class.getResource("/logback.xml"));
+        assertTrue(configured.getTurboFilterList().stream().anyMatch(f -> f instanceof KnownBrokerNoise),
+                "logback.xml installs the filter: " + configured.getTurboFilterList());
+    }
+}
