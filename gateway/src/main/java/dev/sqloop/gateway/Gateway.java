@@ -41,7 +41,7 @@ public final class Gateway implements AutoCloseable {
         KafkaProducer<byte[], byte[]> batchProducer = new KafkaProducer<>(tx);
         batchProducer.initTransactions();
         new KafkaClientMetrics(producer).bindTo(registry);
-        ResultsView view = new ResultsView(config, new QuestionMetrics(registry, config.datasources()));
+        ResultsView view = new ResultsView(config, new QuestionMetrics(registry, config.datasources()), registry);
         CountDownLatch running = new CountDownLatch(1);
         view.start(state -> {
             if (state == KafkaStreams.State.RUNNING) running.countDown();

@@ -70,7 +70,7 @@ final class ResultsView implements AutoCloseable {
     private final KafkaStreams streams;
     private final String selfHostPort;
 
-    ResultsView(GatewayConfig config, QuestionMetrics metrics) {
+    ResultsView(GatewayConfig config, QuestionMetrics metrics, io.micrometer.core.instrument.MeterRegistry registry) {
         this.selfHostPort = hostPort(config.advertisedUrl());
         Properties p = new Properties();
         // a restarted gateway waits for its dead predecessor's session: bounded like the stages' (KafkaClients)
@@ -88,9 +88,9 @@ final class ResultsView implements AutoCloseable {
         // Pollers should see a result soon after it is produced: commit and flush often, no record cache.
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        // Undecodable records are skipped here; the stages dead-letter them at their source.
-        p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
-                org.apache.kafka.streams.errors.LogAndContinueExceptionHandler.class);
+        // Undecodable records on the view's own topics become dead letters; those a stage reads too, it reports.
+        p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, ViewDeadLetters.class);
+        p.put(ViewDeadLetters.REGISTRY_CONFIG, registry);
         // The examples global table: the same (default, fail) processing handler as the rest; the 5.0 default, and
         // leaving it unset logs a warning on every start.
         p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);

@@ -286,6 +286,65 @@ class GatewayIT {
     }
 
     /**
+     * Undecodable records on the topics only the view reads become dead letters (stage {@code gateway-view}, reason
+     * {@code undecodable}, key, value and headers kept, counted), the examples global table skips its own, and the
+     * view goes on serving: a question submitted after the poison reaches its result.
+     */
+    @Test
+    void shouldDeadLetterWhatTheViewCannotDecodeAndGoOn() throws Exception {
+        byte[] poison = {0, (byte) 0xff, '{', 'n', 'o', 't'};
+        List<String> own = List.of(Topics.RESULTS.name(), Topics.EVENTS.name(), Topics.BATCHES.name());
+        try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-poison")) {
+            for (String topic : new ArrayList<>(List.of(Topics.RESULTS.name(), Topics.EVENTS.name(), Topics.BATCHES.name(), Topics.EXAMPLES.name()))) {
+                ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, ("view-poison-" + topic).getBytes(StandardCharsets.UTF_8), poison);
+                r.headers().add("origin", "GatewayIT".getBytes(StandardCharsets.UTF_8));
+                p.send(r).get();
+            }
+        }
+        HttpResponse<String> submitted = post(gateway, "/v1/questions", KEY_A, "application/json",
+                "{\"question\":\"How many orders after the poison?\",\"datasource\":\"demo\"}");
+        assertEquals(202, submitted.statusCode(), submitted.body());
+        String id = json(submitted).get("id").asText();
+        finish(readSubmitted(1, t -> t.questionId().equals(id)));
+        assertEquals("succeeded", awaitStatus(gateway, id, KEY_A, Set.of("succeeded")).get("status").asText(), "the view goes on");
+
+        Map<String, ConsumerRecord<byte[], byte[]>> letters = new HashMap<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Map<String, Object> props = new HashMap<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = c.partitionsFor(Topics.DLQ.name()).stream().map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+            c.assign(partitions);
+            c.seekToBeginning(partitions);
+            while (letters.size() < own.size() && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+                    if (key.startsWith("view-poison-")) assertTrue(letters.put(key, r) == null, "one dead letter per poison record: " + key);
+                }
+            }
+            c.poll(Duration.ofMillis(500)).forEach(r -> assertFalse(r.key() != null && new String(r.key(), StandardCharsets.UTF_8).startsWith("view-poison-")
+                    && letters.containsKey(new String(r.key(), StandardCharsets.UTF_8)), "no second dead letter"));
+        }
+        assertEquals(own.stream().map(t -> "view-poison-" + t).collect(Collectors.toSet()), letters.keySet(),
+                "the view's own topics dead-lettered, the examples table's poison skipped");
+        for (String topic : own) {
+            ConsumerRecord<byte[], byte[]> r = letters.get("view-poison-" + topic);
+            assertEquals(topic, header(r, dev.sqloop.common.SqloopHeaders.ERROR_TOPIC));
+            assertEquals(ViewDeadLetters.STAGE, header(r, dev.sqloop.common.SqloopHeaders.ERROR_STAGE));
+            assertEquals("undecodable", header(r, dev.sqloop.common.SqloopHeaders.ERROR_REASON));
+            assertEquals("GatewayIT", header(r, "origin"), "its headers kept");
+            assertTrue(java.util.Arrays.equals(poison, r.value()), "its value kept");
+        }
+        assertEquals(own.size(), registries.get(gateway).find("sqloop.dlq.records").tags("stage", ViewDeadLetters.STAGE, "reason", "undecodable")
+                .counter().count(), 0.0, "counted like a stage's dead letters");
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
+        org.apache.kafka.common.header.Header h = r.headers().lastHeader(key);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    /**
      * POSTs as a client should while instances join: a 503 ("being rebalanced or restored", answered before anything is
      * sent) is retried; the two-instance part of a test starts while the new instance's stores are restoring.
      */

@@ -26,6 +26,9 @@ public final class DeadLetterReporter {
     /** The broker refused the stage's output for good (too large, invalid). */
     public static final String OUTPUT_REJECTED = "output_rejected";
 
+    /** The counter of dead letters made, tagged {@code stage} and {@code reason}. */
+    public static final String METRIC = "sqloop.dlq.records";
+
     /** Every reason a record is dead-lettered for. */
     public static final java.util.List<String> REASONS = java.util.List.of(UNDECODABLE, RETRIES_EXHAUSTED, PROCESSING_FAILED, OUTPUT_REJECTED);
 

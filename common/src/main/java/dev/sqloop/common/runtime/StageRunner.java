@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
 public final class StageRunner<I> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StageRunner.class);
     /** Counter, tags stage, reason: records dead-lettered ({@code sqloop_dlq_records_total}). */
-    static final String DLQ_RECORDS = "sqloop.dlq.records";
+    static final String DLQ_RECORDS = DeadLetterReporter.METRIC;
     private static final Duration COMMIT_INTERVAL = Duration.ofMillis(200);
     private static final Duration PAUSED_POLL = Duration.ofMillis(5);
 

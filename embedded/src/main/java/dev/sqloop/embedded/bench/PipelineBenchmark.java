@@ -197,6 +197,7 @@ public final class PipelineBenchmark {
             Timeline timeline = new Timeline();
             ResultCollector results = new ResultCollector(pipeline.bootstrapServers(), s.questions());
             long llmCallsStart = llm.stats().calls();
+            Map<String, KafkaTraffic.Usage> trafficBefore = KafkaTraffic.snapshot(pipeline.bootstrapServers());
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
             long start = System.nanoTime();
             Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, start);
@@ -207,6 +208,8 @@ public final class PipelineBenchmark {
             results.await(Duration.ofMinutes(30), start);
             double seconds = (System.nanoTime() - start) / 1e9;
             Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
+            List<String> traffic = KafkaTraffic.perQuestion(
+                    KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers())), results.finished());
             startup.before(profile.before(4));
             Map<String, List<String>> hottest = new TreeMap<>();
             for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 4));
@@ -217,7 +220,7 @@ public final class PipelineBenchmark {
             timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
-            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle, startup);
+            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle, startup, traffic);
         }
     }
 
@@ -360,7 +363,7 @@ public final class PipelineBenchmark {
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
                          long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work, Idle idle,
-                         Startup startup) {
+                         Startup startup, List<String> traffic) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -419,6 +422,9 @@ public final class PipelineBenchmark {
         }
         b.append(String.format(Locale.ROOT, "  time per question       mean end-to-end %.0f ms = LLM %.0f ms + engine %.1f ms + pipeline overhead %.0f ms (%.0f %%: queueing for LLM slots and CPU, Kafka hops)%n",
                 meanE2e, llmPerQuestion, enginePerQuestion, overhead, meanE2e == 0 ? 0 : 100 * overhead / meanE2e));
+        for (int i = 0; i < traffic.size(); i++) {
+            b.append(i == 0 ? "  Kafka                   " : "                            ").append(traffic.get(i)).append('\n');
+        }
         b.append(String.format(Locale.ROOT, "  heap                    peak used %d MiB; old gen after GC: first quarter %d MiB, last quarter %d MiB%n",
                 timeline.peakHeap() >> 20, timeline.oldGenAfterGc(0) >> 20, timeline.oldGenAfterGc(3) >> 20));
         if (agent.questions() == 0) {

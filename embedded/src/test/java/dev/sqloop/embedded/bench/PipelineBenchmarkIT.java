@@ -38,6 +38,12 @@ class PipelineBenchmarkIT {
         assertTrue(idle.find(), "the idle cost is measured:\n" + text);
         double idleShare = Double.parseDouble(idle.group(1));
         assertTrue(idleShare > 0 && idleShare <= 100.0 * Runtime.getRuntime().availableProcessors(), "a share of the cores: " + idleShare);
+        Matcher kafka = Pattern.compile("Kafka +(\\d+\\.\\d) offsets and (\\d+\\.\\d) KiB stored per question").matcher(text);
+        assertTrue(kafka.find(), "the Kafka traffic is measured:\n" + text);
+        assertTrue(Double.parseDouble(kafka.group(1)) >= 5, "a question passes at least submission, retrieval, generation, validation, execution: " + kafka.group());
+        assertTrue(Double.parseDouble(kafka.group(2)) > 0, kafka.group());
+        assertTrue(Pattern.compile("retrieve-examples +1\\.\\d\\d offsets").matcher(text).find(),
+                "the topic the batch enters by is listed, about one offset per question:\n" + text);
         Matcher start = Pattern.compile("batch accepted at (\\d+\\.\\d+) s; first LLM call at (\\d+\\.\\d+) s; first result at (\\d+\\.\\d+) s").matcher(text);
         assertTrue(start.find(), "the batch's start is timed:\n" + text);
         assertTrue(Double.parseDouble(start.group(2)) <= Double.parseDouble(start.group(3)),

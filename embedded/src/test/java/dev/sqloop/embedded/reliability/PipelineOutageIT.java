@@ -51,9 +51,11 @@ import org.junit.jupiter.api.Test;
  * <ol>
  *   <li><b>Poison</b>: on every topic a stage worker consumes, an undecodable value, valid JSON of the wrong shape and a
  *       null value; on the topics only the gateway's view or the cancellation followers read, the same. Each worker's
- *       poison is dead-lettered with reason {@code undecodable}, its topic and its stage, key, value and headers kept; the
- *       gateway's Kafka Streams view logs and skips its poison (no dead letter: its deserialization handler is
- *       log-and-continue); the next batch (the baseline) completes.</li>
+ *       poison is dead-lettered with reason {@code undecodable}, its topic and its stage, key, value and headers kept; so
+ *       is the undecodable poison on the topics only the gateway's Kafka Streams view reads ({@code results},
+ *       {@code events}, {@code batches}: stage {@code gateway-view}; a null there is a tombstone, not poison); the
+ *       {@code examples} global table and the cancellation followers skip theirs; the next batch (the baseline)
+ *       completes.</li>
  *   <li><b>Baseline</b>: the questions without a fault of the LLM's or the warehouse's — every LLM call is one attempt
  *       (calls = attempts: the counting below is exact) and no infrastructure retry happens. Each question's fault is
  *       fixed per base question ({@link #FAULTS}), so later batches of the same questions must end the same way.</li>
@@ -116,6 +118,9 @@ class PipelineOutageIT {
     /** Topics only the gateway's Streams view or the cancellation followers read: poison there must not stop anything. */
     static final List<String> OTHER_TOPICS = List.of(Topics.RESULTS.name(), Topics.EVENTS.name(), Topics.BATCHES.name(),
             Topics.EXAMPLES.name(), Topics.CANCELLATIONS.name());
+    /** Of those, the ones only the results view reads: it dead-letters what it cannot decode there (not a null: a tombstone). */
+    static final List<String> VIEW_TOPICS = List.of(Topics.RESULTS.name(), Topics.EVENTS.name(), Topics.BATCHES.name());
+    static final List<String> VIEW_POISONS = List.of("bytes", "shape");
 
     /** One batch: its questions (base index → text) and, once done, its results by base index. */
     private record Batch(String name, String id, Map<Integer, String> texts, Map<Integer, JsonNode> results, double seconds) {}
@@ -260,7 +265,7 @@ class PipelineOutageIT {
     private void verifyPoison(String bootstrap, Batch after) throws Exception {
         Map<String, ConsumerRecord<byte[], byte[]>> byKey = new HashMap<>();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        int expected = WORKER_TOPICS.size() * poisons().size();
+        int expected = WORKER_TOPICS.size() * poisons().size() + VIEW_TOPICS.size() * VIEW_POISONS.size();
         while (true) {
             for (ConsumerRecord<byte[], byte[]> r : ForkedPipeline.readAll(bootstrap, Topics.DLQ.name())) {
                 if (r.key() != null && new String(r.key(), StandardCharsets.UTF_8).startsWith("poison-")) {
@@ -289,11 +294,28 @@ class PipelineOutageIT {
                 stages.merge(stage, "1", (a, b) -> Integer.toString(Integer.parseInt(a) + 1));
             }
         }
-        for (String k : byKey.keySet()) {
-            assertTrue(OTHER_TOPICS.stream().noneMatch(t -> k.startsWith("poison-" + t + "-")), "only workers dead-letter: " + k);
+        for (String topic : VIEW_TOPICS) {
+            for (String poison : VIEW_POISONS) {
+                String key = "poison-" + topic + "-" + poison;
+                ConsumerRecord<byte[], byte[]> r = byKey.get(key);
+                assertTrue(r != null, "the results view dead-letters " + key + "; got " + byKey.keySet());
+                assertEquals(topic, header(r, SqloopHeaders.ERROR_TOPIC), key);
+                assertEquals("undecodable", header(r, SqloopHeaders.ERROR_REASON), key);
+                assertEquals("gateway-view", header(r, SqloopHeaders.ERROR_STAGE), key);
+                assertEquals("PipelineOutageIT", header(r, "origin"), key + " keeps its headers");
+                assertTrue(java.util.Arrays.equals(poisons().get(poison), r.value()), key + " keeps its value");
+                stages.merge("gateway-view", "1", (a, b) -> Integer.toString(Integer.parseInt(a) + 1));
+            }
         }
-        line("poison", "%d dead letters, all undecodable, by stage %s (+%d poison records on %s: no dead letter, nothing stopped); "
-                + "the next batch: %d/%d final in %.1f s", byKey.size(), stages, OTHER_TOPICS.size() * poisons().size(),
+        for (String k : byKey.keySet()) {
+            assertTrue(WORKER_TOPICS.keySet().stream().anyMatch(t -> k.startsWith("poison-" + t + "-"))
+                    || VIEW_TOPICS.stream().anyMatch(t -> VIEW_POISONS.stream().anyMatch(p -> k.equals("poison-" + t + "-" + p))),
+                    "no other dead letter (a null is a tombstone; examples and cancellations skip theirs): " + k);
+        }
+        assertEquals(expected, byKey.size(), "one dead letter per undecodable poison record: " + byKey.keySet());
+        line("poison", "%d dead letters, all undecodable, by stage %s (+%d poison records on %s skipped or tombstones, nothing stopped); "
+                + "the next batch: %d/%d final in %.1f s", byKey.size(), stages,
+                OTHER_TOPICS.size() * poisons().size() - VIEW_TOPICS.size() * VIEW_POISONS.size(),
                 OTHER_TOPICS, after.results().size(), after.texts().size(), after.seconds());
     }
 
