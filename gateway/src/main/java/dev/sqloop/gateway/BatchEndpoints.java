@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
@@ -33,9 +34,11 @@ final class BatchEndpoints {
     private final Submitter submitter;
     private final ResultsView view;
     private final Forwarding forwarding;
+    private final RecentSubmissions recent;
     private final ObjectMapper mapper = JsonCodec.mapper();
 
-    BatchEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, Forwarding forwarding) {
+    BatchEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, Forwarding forwarding, RecentSubmissions recent) {
+        this.recent = recent;
         this.config = config;
         this.submitter = submitter;
         this.view = view;
@@ -130,7 +133,9 @@ final class BatchEndpoints {
         String batchId = UUID.randomUUID().toString();
         List<QuestionTask> tasks = new ArrayList<>(requests.size());
         for (QuestionRequest r : requests) tasks.add(submitter.task(Submitter.batchQuestionId(tenant, batchId, r.clientId()), tenant, batchId, r));
-        submitter.submitBatch(new BatchManifest(0, batchId, tenant, tasks.size(), submitter.now()), tasks, Http.traceparent(ctx));
+        BatchManifest manifest = new BatchManifest(0, batchId, tenant, tasks.size(), submitter.now());
+        submitter.submitBatch(manifest, tasks, Http.traceparent(ctx));
+        recent.batch(manifest);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("batchId", batchId);
         out.put("count", tasks.size());
@@ -217,8 +222,17 @@ final class BatchEndpoints {
         return new ApiError(413, "too_large", "a batch holds at most " + config.maxBatchSize() + " questions", null, null);
     }
 
+    /** The batch's status: the view's, else nothing finished yet when this instance accepted it moments ago. */
+    private Optional<Map<String, Object>> find(Context ctx, String id) {
+        return recent.batch(id, Auth.tenant(ctx), () -> forwarding.findBatch(ctx, id));
+    }
+
     private void get(Context ctx) {
         String id = ctx.pathParam("id");
+        if (recent.batch(id, Auth.tenant(ctx)).isPresent()) { // accepted here moments ago: the view's answer once it has one
+            ctx.json(find(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id)));
+            return;
+        }
         if (forwarding.forwarded(ctx, ResultsView.BATCH_STATUS, id)) return;
         BatchStatus status = view.<BatchStatus>get(ResultsView.BATCH_STATUS, id)
                 .filter(s -> Auth.tenant(ctx).equals(s.manifest().tenant()))
@@ -232,7 +246,7 @@ final class BatchEndpoints {
      */
     private void cancel(Context ctx) {
         String id = ctx.pathParam("id");
-        Map<String, Object> status = forwarding.findBatch(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
+        Map<String, Object> status = find(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
         if (Boolean.TRUE.equals(status.get("done"))) {
             throw new ApiError(409, "already_final", "batch " + id + " has finished: nothing to cancel", null, null);
         }

@@ -76,9 +76,10 @@ public final class GatewayServer implements AutoCloseable {
         app.get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApi()));
         app.get("/v1/datasources", ctx -> ctx.json(Map.of("datasources", datasourceList())));
 
-        new QuestionEndpoints(config, submitter, view, forwarding).register(app);
+        RecentSubmissions recent = new RecentSubmissions(java.time.Clock.systemUTC());
+        new QuestionEndpoints(config, submitter, view, forwarding, recent).register(app);
         new FeedbackEndpoints(config, submitter, forwarding, examples).register(app);
-        new BatchEndpoints(config, submitter, view, forwarding).register(app);
+        new BatchEndpoints(config, submitter, view, forwarding, recent).register(app);
         examples.register(app);
     }
 

@@ -16,12 +16,19 @@ final class QuestionEndpoints {
     private final Submitter submitter;
     private final ResultsView view;
     private final Forwarding forwarding;
+    private final RecentSubmissions recent;
 
-    QuestionEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, Forwarding forwarding) {
+    QuestionEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, Forwarding forwarding, RecentSubmissions recent) {
         this.config = config;
         this.submitter = submitter;
         this.view = view;
         this.forwarding = forwarding;
+        this.recent = recent;
+    }
+
+    /** The question's status: the view's, else queued when this instance accepted it moments ago. */
+    private Optional<Map<String, Object>> find(Context ctx, String id) {
+        return recent.question(id, Auth.tenant(ctx), () -> forwarding.findQuestion(ctx, id));
     }
 
     void register(Javalin app) {
@@ -62,7 +69,7 @@ final class QuestionEndpoints {
     /** Cancels one question: not yet final, it ends {@code cancelled} at the next stage it reaches; final, a 409. */
     private void cancel(Context ctx) {
         String id = ctx.pathParam("id");
-        Map<String, Object> status = forwarding.findQuestion(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id));
+        Map<String, Object> status = find(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id));
         Object state = status.get("status");
         if ("succeeded".equals(state) || "failed".equals(state)) {
             throw new ApiError(409, "already_final", "question " + id + " has already " + state, null, null);
@@ -78,7 +85,7 @@ final class QuestionEndpoints {
         String tenant = Auth.tenant(ctx);
         String id = Submitter.questionId(tenant, request.clientId());
         if (request.clientId() != null) {
-            Optional<Map<String, Object>> existing = forwarding.findQuestion(ctx, id);
+            Optional<Map<String, Object>> existing = find(ctx, id);
             if (existing.isPresent()) {
                 ctx.status(200).json(accepted(id, "existing", existing.get().get("status")));
                 return;
@@ -86,6 +93,7 @@ final class QuestionEndpoints {
         }
         QuestionTask task = submitter.task(id, tenant, null, request);
         submitter.submitQuestions(List.of(task), Http.traceparent(ctx));
+        recent.question(task);
         ctx.status(202).json(accepted(id, null, "queued"));
     }
 
@@ -99,8 +107,13 @@ final class QuestionEndpoints {
     }
 
     private void get(Context ctx) {
-        if (forwarding.forwarded(ctx, ResultsView.QUESTIONS, ctx.pathParam("id"))) return;
-        ctx.json(forwarding.findQuestion(ctx, ctx.pathParam("id")).orElseThrow(() -> ApiError.notFound("question " + ctx.pathParam("id"))));
+        String id = ctx.pathParam("id");
+        if (recent.question(id, Auth.tenant(ctx)).isPresent()) { // accepted here moments ago: the view's answer once it has one
+            ctx.json(find(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id)));
+            return;
+        }
+        if (forwarding.forwarded(ctx, ResultsView.QUESTIONS, id)) return;
+        ctx.json(forwarding.findQuestion(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id)));
     }
 
     private void trace(Context ctx) {

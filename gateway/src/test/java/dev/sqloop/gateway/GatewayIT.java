@@ -286,6 +286,49 @@ class GatewayIT {
     }
 
     /**
+     * The view learns a submission by reading it back from Kafka; until then the instance that accepted it answers for
+     * it: the statusUrl just handed out is a 200 (queued), a cancel finds the question, a repeated clientId is the same
+     * question, a new batch shows nothing finished. Each asked within milliseconds of its POST, many times over: the
+     * view commits every 200 ms, so without the instance's own memory these were 404s.
+     */
+    @Test
+    void shouldAnswerForItsOwnSubmissionsBeforeTheViewHasThem() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            HttpResponse<String> r = post(gateway, "/v1/questions", KEY_A, "application/json",
+                    "{\"question\":\"Orders shipped on day " + i + "?\",\"datasource\":\"demo\",\"clientId\":\"own-" + i + "-" + System.nanoTime() + "\"}");
+            assertEquals(202, r.statusCode(), r.body());
+            String id = json(r).get("id").asText();
+            HttpResponse<String> status = get(gateway, "/v1/questions/" + id, KEY_A);
+            assertEquals(200, status.statusCode(), "the statusUrl answers at once: " + status.body());
+            assertEquals("queued", json(status).get("status").asText(), status.body());
+            assertEquals("demo", json(status).get("datasource").asText(), status.body());
+            assertEquals(404, get(gateway, "/v1/questions/" + id, KEY_B).statusCode(), "still not another tenant's");
+        }
+        String clientId = "own-repeat-" + System.nanoTime();
+        String body = "{\"question\":\"How many parts?\",\"datasource\":\"demo\",\"clientId\":\"" + clientId + "\"}";
+        HttpResponse<String> first = post(gateway, "/v1/questions", KEY_A, "application/json", body);
+        HttpResponse<String> again = post(gateway, "/v1/questions", KEY_A, "application/json", body);
+        assertEquals(202, first.statusCode(), first.body());
+        assertEquals(200, again.statusCode(), "a clientId repeated at once is the same question: " + again.body());
+        assertEquals(json(first).get("id").asText(), json(again).get("duplicateOf").asText());
+        HttpResponse<String> cancel = send("DELETE", "/v1/questions/" + json(first).get("id").asText());
+        assertEquals(202, cancel.statusCode(), "a question cancelled right after its POST: " + cancel.body());
+
+        HttpResponse<String> batch = post(gateway, "/v1/batches", KEY_A, "application/x-ndjson",
+                "{\"question\":\"q1\",\"datasource\":\"demo\"}\n{\"question\":\"q2\",\"datasource\":\"demo\"}\n");
+        assertEquals(202, batch.statusCode(), batch.body());
+        String batchId = json(batch).get("batchId").asText();
+        HttpResponse<String> batchStatus = get(gateway, "/v1/batches/" + batchId, KEY_A);
+        assertEquals(200, batchStatus.statusCode(), "the batch's statusUrl answers at once: " + batchStatus.body());
+        assertEquals(2, json(batchStatus).get("total").asInt());
+        assertEquals(2, json(batchStatus).get("pending").asInt());
+        assertFalse(json(batchStatus).get("done").asBoolean());
+        assertEquals(404, get(gateway, "/v1/batches/" + batchId, KEY_B).statusCode(), "still not another tenant's");
+        HttpResponse<String> cancelBatch = send("DELETE", "/v1/batches/" + batchId);
+        assertEquals(202, cancelBatch.statusCode(), "a batch cancelled right after its POST: " + cancelBatch.body());
+    }
+
+    /**
      * Undecodable records on the topics only the view reads become dead letters (stage {@code gateway-view}, reason
      * {@code undecodable}, key, value and headers kept, counted), the examples global table skips its own, and the
      * view goes on serving: a question submitted after the poison reaches its result.

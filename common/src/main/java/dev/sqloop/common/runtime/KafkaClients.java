@@ -110,6 +110,19 @@ public final class KafkaClients {
     }
 
     /**
+     * A producer that keeps one request in flight per connection, for a loader that sends fire-and-forget to a topic
+     * created a moment before. With several in flight, a request refused by the new partition (not yet led) can be
+     * overtaken by the next one, which the broker takes as the partition's first; the first is then refused as out of
+     * order at every retry until its delivery timeout drops it (KAFKA-15591, fixed from Kafka 4.5). The stages do not
+     * need this: they resend whatever is not acknowledged in time.
+     */
+    public static Producer<byte[], byte[]> oneRequestInFlight(KafkaSettings kafka, String clientId) {
+        Map<String, Object> p = producerProperties(kafka, clientId);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        return new KafkaProducer<>(p);
+    }
+
+    /**
      * A runner for {@code stage} on {@code inputTopic} with its own consumer and producer, both closed with the
      * runner, and Kafka client metrics (consumer lag among them) bound to {@code registry}.
      */

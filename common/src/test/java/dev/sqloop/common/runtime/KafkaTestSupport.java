@@ -37,17 +37,9 @@ public final class KafkaTestSupport {
         KafkaClients.ensureTopics(kafka, specs, Duration.ofSeconds(60));
     }
 
-    /**
-     * The tests' producer: one request in flight per connection. Right after a topic is created, an idempotent
-     * producer's second request can reach the new partition before its first one (refused as not yet led) and be
-     * taken as the partition's first; the first is then refused as out of order at every retry until its delivery
-     * timeout drops it (KAFKA-15591; StageRunnerIT lost 77 of 10,000 probes to it once). The stages resend what
-     * expires; a test sender that did not would lose records silently, so it sends one request at a time.
-     */
+    /** The tests' producer: every record is sent right after its topic is created ({@link KafkaClients#oneRequestInFlight}). */
     private Producer<byte[], byte[]> producer() {
-        Map<String, Object> p = KafkaClients.producerProperties(kafka, "test-producer");
-        p.put(org.apache.kafka.clients.producer.ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        return new org.apache.kafka.clients.producer.KafkaProducer<>(p);
+        return KafkaClients.oneRequestInFlight(kafka, "test-producer");
     }
 
     public void send(String topic, String key, byte[] value, Map<String, String> headers) {

@@ -132,13 +132,10 @@ public final class RunnerBenchmark {
         String in = "bench-in-" + index;
         String out = "bench-out-" + index;
         KafkaClients.ensureTopics(kafka, List.of(new Topics.Spec(in, 1, false), new Topics.Spec(out, 1, false)), Duration.ofSeconds(60));
-        // One request in flight, every acknowledgement checked: on a partition this new, an idempotent producer's second
-        // request can overtake its first (refused: not yet led) and be taken as the partition's first; the first is then
-        // refused as out of order until its delivery timeout drops it (KAFKA-15591). A fire-and-forget loader lost input
-        // that way once, and the share-group section waited for 15,360 outputs that could never come.
-        Map<String, Object> loader = KafkaClients.producerProperties(kafka, "bench-loader");
-        loader.put(org.apache.kafka.clients.producer.ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        try (Producer<byte[], byte[]> p = new org.apache.kafka.clients.producer.KafkaProducer<>(loader)) {
+        // Every acknowledgement checked, one request in flight (KafkaClients.oneRequestInFlight: KAFKA-15591): a
+        // fire-and-forget loader lost input to a topic this new once, and the share-group section waited for 15,360
+        // outputs that could never come.
+        try (Producer<byte[], byte[]> p = KafkaClients.oneRequestInFlight(kafka, "bench-loader")) {
             List<Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new ArrayList<>(s.records());
             for (int n = 0; n < s.records(); n++) {
                 Item item = new Item("i-" + n, n);

@@ -1,0 +1,78 @@
+package dev.sqloop.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.message.BatchManifest;
+import dev.sqloop.common.message.QuestionTask;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RecentSubmissionsTest {
+    private Instant now = Instant.parse("2026-11-24T10:00:00Z");
+    private final Clock clock = new Clock() {
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    };
+    private final RecentSubmissions recent = new RecentSubmissions(clock);
+
+    private static QuestionTask task(String id, String tenant) {
+        return QuestionTask.create(id, tenant, "demo", "How many orders?", 3, Instant.parse("2026-11-24T10:00:00Z"));
+    }
+
+    @Test
+    void shouldAnswerQueuedForItsOwnTenantUntilSeenOrExpired() {
+        recent.question(task("q1", "a"));
+        Map<String, Object> shown = recent.question("q1", "a").orElseThrow();
+        assertEquals("queued", shown.get("status"));
+        assertEquals("demo", shown.get("datasource"));
+        assertEquals("How many orders?", shown.get("question"));
+        assertTrue(recent.question("q1", "b").isEmpty(), "another tenant's question is unknown");
+        assertEquals("queued", recent.question("q1", "a", java.util.Optional::empty).orElseThrow().get("status"), "the view does not have it yet");
+        assertEquals("in_progress", recent.question("q1", "a", () -> java.util.Optional.of(Map.of("status", "in_progress"))).orElseThrow().get("status"),
+                "the view's answer once it has one");
+        assertTrue(recent.question("q1", "a").isEmpty(), "and then it is forgotten here");
+
+        recent.question(task("q2", "a"));
+        now = now.plus(RecentSubmissions.TTL).plusSeconds(1);
+        assertTrue(recent.question("q2", "a").isEmpty(), "forgotten after the TTL");
+        assertEquals(0, recent.size());
+    }
+
+    @Test
+    void shouldShowANewBatchWithNothingFinished() {
+        recent.batch(new BatchManifest(0, "b1", "a", 3, now));
+        Map<String, Object> shown = recent.batch("b1", "a").orElseThrow();
+        assertEquals(3, shown.get("total"));
+        assertEquals(3L, ((Number) shown.get("pending")).longValue());
+        assertEquals(false, shown.get("done"));
+        assertTrue(recent.batch("b1", "b").isEmpty());
+    }
+
+    @Test
+    void shouldHoldABoundedNumberOldestFirst() {
+        for (int i = 0; i <= RecentSubmissions.MAX_ENTRIES; i++) {
+            recent.question(task("q" + i, "a"));
+            now = now.plus(Duration.ofMillis(1));
+        }
+        assertEquals(RecentSubmissions.MAX_ENTRIES, recent.size());
+        assertTrue(recent.question("q0", "a").isEmpty(), "the oldest went first");
+        assertTrue(recent.question("q" + RecentSubmissions.MAX_ENTRIES, "a").isPresent());
+    }
+}
