@@ -2,6 +2,7 @@ package dev.sqloop.cli;
 
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.Topics;
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
@@ -386,7 +387,7 @@ public final class DlqCommand {
         String cls = d.exceptionClass() == null ? "" : d.exceptionClass().substring(d.exceptionClass().lastIndexOf('.') + 1);
         String message = d.exceptionMessage() == null ? "" : d.exceptionMessage();
         String text = cls.isEmpty() ? message : message.isEmpty() ? cls : cls + ": " + message;
-        return text.replaceAll("\\s+", " ").trim();
+        return Whitespace.collapse(text).trim();
     }
 
     /** Everything of one dead letter: where it came from, every header, key and value. */

@@ -2,6 +2,7 @@ package dev.sqloop.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.JsonCodec;
+import dev.sqloop.common.Whitespace;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -51,7 +52,7 @@ final class ExamplesCommand {
         JsonNode page = client.get("/v1/examples" + query);
         for (JsonNode e : page.get("examples")) {
             System.out.printf("%s  %-6s  %-10s  %s%n      %s%n", e.get("id").asText(), e.get("source").asText(),
-                    e.get("datasource").asText(), e.get("question").asText(), e.get("sql").asText().replaceAll("\\s+", " "));
+                    e.get("datasource").asText(), e.get("question").asText(), Whitespace.collapse(e.get("sql").asText()));
         }
         System.out.printf("%d example(s)%s%n", page.get("count").asInt(),
                 page.hasNonNull("nextCursor") ? "; more with --cursor " + page.get("nextCursor").asText() : "");

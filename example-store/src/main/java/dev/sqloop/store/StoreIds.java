@@ -1,5 +1,6 @@
 package dev.sqloop.store;
 
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.message.ExampleIds;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -23,6 +24,6 @@ final class StoreIds {
     /** The id of an error→fix pair: the same error fixed the same way is stored once. */
     static UUID fixId(String datasource, String errorText, String fixedSql) {
         return UUID.nameUUIDFromBytes(("fix\u0000" + datasource + "\u0000" + ExampleIds.normalize(errorText) + "\u0000"
-                + fixedSql.strip().replaceAll("\\s+", " ")).getBytes(StandardCharsets.UTF_8));
+                + Whitespace.collapse(fixedSql.strip())).getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -1,5 +1,6 @@
 package dev.sqloop.fewshot;
 
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.message.NlConstraints;
 import java.util.Locale;
 import java.util.Map;
@@ -33,7 +34,7 @@ public final class ConstraintExtractor {
     private static final Pattern DISTINCT = Pattern.compile("\\b(unique|distinct|different)\\b");
 
     public NlConstraints extract(String question) {
-        String q = question == null ? "" : question.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        String q = question == null ? "" : Whitespace.collapse(question.toLowerCase(Locale.ROOT));
         String aggregation = aggregation(q);
         boolean groupBy = GROUP.matcher(q).find();
         Integer limit = limit(q);

@@ -34,8 +34,11 @@ public final class Questions {
 
     /** Jaccard similarity of the two questions' word sets. */
     public static double wordOverlap(String a, String b) {
-        Set<String> wa = words(a);
-        Set<String> wb = words(b);
+        return wordOverlap(words(a), words(b));
+    }
+
+    /** Jaccard similarity of two word sets ({@link #words}). */
+    public static double wordOverlap(Set<String> wa, Set<String> wb) {
         if (wa.isEmpty() && wb.isEmpty()) return 1.0;
         long common = wa.stream().filter(wb::contains).count();
         return (double) common / (wa.size() + wb.size() - common);

@@ -1,6 +1,7 @@
 package dev.sqloop.fewshot;
 
 import dev.sqloop.common.Topics;
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.message.Example;
 import dev.sqloop.common.message.ExampleIds;
 import dev.sqloop.common.message.LinkedSchema;
@@ -118,20 +119,36 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
         return shared.isPresent() ? shared : own;
     }
 
-    /** Best first; an example whose SQL or wording repeats a kept one adds nothing to the prompt. */
+    /**
+     * Best first; an example whose SQL or wording repeats a kept one adds nothing to the prompt. Each hit's SQL key
+     * and word set are computed once (they were computed again for every pair, up to a tenth of the stage's CPU).
+     */
     private List<Example> distinct(List<Scored<StoredExample>> hits) {
         List<Example> kept = new ArrayList<>();
+        List<String> keptSql = new ArrayList<>();
+        List<java.util.Set<String>> keptWords = new ArrayList<>();
         for (Scored<StoredExample> h : hits) {
             if (kept.size() >= config.topK()) break;
             String sql = sqlKey(h.value().sql());
-            boolean duplicate = kept.stream().anyMatch(k -> sqlKey(k.sql()).equals(sql)
-                    || Questions.wordOverlap(k.question(), h.value().question()) >= config.duplicateOverlap());
-            if (!duplicate) kept.add(new Example(h.value().question(), h.value().sql(), h.score(), h.value().source()));
+            java.util.Set<String> words = Questions.words(h.value().question());
+            boolean duplicate = false;
+            for (int k = 0; k < kept.size() && !duplicate; k++) {
+                duplicate = keptSql.get(k).equals(sql) || Questions.wordOverlap(keptWords.get(k), words) >= config.duplicateOverlap();
+            }
+            if (!duplicate) {
+                kept.add(new Example(h.value().question(), h.value().sql(), h.score(), h.value().source()));
+                keptSql.add(sql);
+                keptWords.add(words);
+            }
         }
         return kept;
     }
 
+    private static final java.util.regex.Pattern TRAILING_SEMICOLON = java.util.regex.Pattern.compile(";\\s*$");
+
     private static String sqlKey(String sql) {
-        return sql.strip().replaceAll(";\\s*$", "").replaceAll("\\s+", " ").toLowerCase(java.util.Locale.ROOT);
+        String s = sql.strip();
+        if (s.endsWith(";")) s = TRAILING_SEMICOLON.matcher(s).replaceAll("");
+        return Whitespace.collapse(s).toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -1,6 +1,7 @@
 package dev.sqloop.generator;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
@@ -100,7 +101,7 @@ public final class CorrectionPromptBuilder {
     }
 
     private static String oneLine(String s) {
-        return s == null ? "" : s.replaceAll("\\s+", " ").strip();
+        return s == null ? "" : Whitespace.oneLine(s);
     }
 
     private static String clip(String s, int max) {

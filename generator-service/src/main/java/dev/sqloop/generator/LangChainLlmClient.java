@@ -12,6 +12,7 @@ import dev.langchain4j.model.chat.request.ResponseFormat;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.ollama.OllamaChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
 import java.time.Duration;
@@ -139,7 +140,7 @@ public final class LangChainLlmClient implements LlmClient {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) t = t.getCause();
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        return m.replaceAll("\\s+", " ");
+        return Whitespace.collapse(m);
     }
 
     private static String clip(String s) {

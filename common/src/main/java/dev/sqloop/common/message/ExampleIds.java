@@ -35,11 +35,58 @@ public final class ExampleIds {
     /** Lower case, accents and punctuation removed, whitespace collapsed: "How many  Orders?" → "how many orders". */
     public static String normalize(String question) {
         if (question == null) return "";
+        String ascii = normalizeAscii(question);
+        return ascii != null ? ascii : normalizeText(question);
+    }
+
+    /** {@link #normalize} by its definition: decomposition and regular expressions, for any text. */
+    static String normalizeText(String question) {
         String s = MARKS.matcher(Normalizer.normalize(question, Normalizer.Form.NFKD)).replaceAll("");
         s = NOT_WORD.matcher(s.toLowerCase(Locale.ROOT)).replaceAll(" ");
         // a full stop ends sentences but also sits inside numbers (2.5) and names: drop only the trailing ones
         s = TRAILING_PUNCTUATION.matcher(s).replaceAll(" ");
         return SPACES.matcher(s).replaceAll(" ").strip();
+    }
+
+    /**
+     * {@link #normalize} of a text that is all ASCII, in one pass (null for any other text): ASCII is its own
+     * decomposition and has no marks, so what is left is the same rules: words of letters, digits and {@code _%.'-},
+     * each without its trailing {@code .'-}, joined by single spaces. A fifth of the capture and retrieve stages' CPU
+     * went into the regular expressions, for the questions of a batch that are almost all ASCII.
+     */
+    static String normalizeAscii(String question) {
+        int n = question.length();
+        StringBuilder out = new StringBuilder(n);
+        int i = 0;
+        while (i < n) {
+            char c = question.charAt(i);
+            if (c >= 0x80) return null;
+            if (!wordChar(c)) {
+                i++;
+                continue;
+            }
+            int start = i;
+            while (i < n && question.charAt(i) < 0x80 && wordChar(question.charAt(i))) i++;
+            if (i < n && question.charAt(i) >= 0x80) return null;
+            int end = i;
+            while (end > start && trailingPunctuation(question.charAt(end - 1))) end--;
+            if (end == start) continue;
+            if (!out.isEmpty()) out.append(' ');
+            for (int k = start; k < end; k++) {
+                char w = question.charAt(k);
+                out.append(w >= 'A' && w <= 'Z' ? (char) (w + ('a' - 'A')) : w);
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean wordChar(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '_' || c == '%' || c == '.' || c == '\'' || c == '-';
+    }
+
+    private static boolean trailingPunctuation(char c) {
+        return c == '.' || c == '\'' || c == '-';
     }
 
     /** The id of the shared example of this question. A UUID because Qdrant accepts only UUIDs or integers as point ids. */

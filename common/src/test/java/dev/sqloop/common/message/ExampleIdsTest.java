@@ -24,4 +24,19 @@ class ExampleIdsTest {
         assertNotEquals(ExampleIds.of("demo", "q"), ExampleIds.of("demo", "q", "acme"));
         assertEquals(ExampleIds.DEFAULT_TENANT, ExampleIds.owner(" "));
     }
+
+    @Test
+    void theAsciiPassIsTheDefinitionForAsciiAndStepsAsideForAnythingElse() {
+        String alphabet = "aZ9_%.'- \t?!,;()\"*/\n\u0000";
+        java.util.Random random = new java.util.Random(11);
+        for (int round = 0; round < 50_000; round++) {
+            StringBuilder s = new StringBuilder();
+            for (int i = random.nextInt(16); i > 0; i--) s.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            String text = s.toString();
+            assertEquals(ExampleIds.normalizeText(text), ExampleIds.normalizeAscii(text), "[" + text + "]");
+        }
+        assertEquals(null, ExampleIds.normalizeAscii("Café"));
+        assertEquals(null, ExampleIds.normalizeAscii("orders ?\u00a0"));
+        assertEquals("cafe orders", ExampleIds.normalize("Café orders"));
+    }
 }

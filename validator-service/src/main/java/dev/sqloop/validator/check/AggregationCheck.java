@@ -1,6 +1,7 @@
 package dev.sqloop.validator.check;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.parse.ParsedQuery;
@@ -69,6 +70,6 @@ public final class AggregationCheck {
     }
 
     private static String plain(String text) {
-        return text.replace("\"", "").replace("`", "").replaceAll("\\s+", " ").strip();
+        return Whitespace.oneLine(text.replace("\"", "").replace("`", ""));
     }
 }

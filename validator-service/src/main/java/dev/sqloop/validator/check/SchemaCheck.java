@@ -1,5 +1,6 @@
 package dev.sqloop.validator.check;
 
+import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.sql.Typos;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
@@ -232,7 +233,7 @@ public final class SchemaCheck {
     }
 
     private static String squash(String s) {
-        return s.replaceAll("\\s+", " ").strip().toLowerCase(java.util.Locale.ROOT);
+        return Whitespace.oneLine(s).toLowerCase(java.util.Locale.ROOT);
     }
 
     private record TableColumn(TableSchema table, String column) {}
