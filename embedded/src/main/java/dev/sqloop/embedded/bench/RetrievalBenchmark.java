@@ -28,6 +28,44 @@ public final class RetrievalBenchmark {
 
     private RetrievalBenchmark() {}
 
+    /**
+     * CPU per embedding of sqloop's session (one intra-op thread, no spinning) against ONNX Runtime's default session
+     * (every core, spinning), both in this process over the same sentences: one caller, and as many callers as cores,
+     * the way a pipeline embeds many questions at once.
+     */
+    private static void compareSessions(Embedder ours, List<String> sentences, int count) throws Exception {
+        Embedder stock = new Embedder(0);
+        stock.embed("warm up");
+        int cores = Runtime.getRuntime().availableProcessors();
+        for (int callers : new int[] {1, cores}) {
+            double[] base = embeddingCost(stock, sentences, count, callers);
+            double[] now = embeddingCost(ours, sentences, count, callers);
+            System.out.printf("embedding CPU, %d caller(s): %.2f ms per text (%.2f ms wall) with %d intra-op thread(s), "
+                            + "%.2f ms (%.2f ms wall) with ONNX Runtime's default session: %.2f× the CPU%n",
+                    callers, now[0], now[1], Embedder.THREADS, base[0], base[1], base[0] / now[0]);
+        }
+    }
+
+    /** {process CPU ms per text, wall ms per text} for {@code count} texts embedded by {@code callers} threads. */
+    private static double[] embeddingCost(Embedder embedder, List<String> sentences, int count, int callers) throws Exception {
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        for (int i = 0; i < 50; i++) embedder.embed(sentences.get(i));
+        long cpu = os.getProcessCpuTime();
+        long wall = System.nanoTime();
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < callers; t++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                    embedder.embed(sentences.get(i % sentences.size()) + " today");
+                }
+            }));
+        }
+        for (Thread t : threads) t.join();
+        return new double[] {(os.getProcessCpuTime() - cpu) / 1e6 / count, (System.nanoTime() - wall) / 1e6 / count};
+    }
+
     public static void main(String[] args) throws Exception {
         int large = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int queries = args.length > 1 ? Integer.parseInt(args[1]) : 500;
@@ -47,6 +85,7 @@ public final class RetrievalBenchmark {
             embed[i] = System.nanoTime() - t;
         }
         report("embed one question", embed);
+        compareSessions(embedder, sentences, queries);
 
         try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("small"))) {
             List<StoredExample> examples = sentences.stream()
