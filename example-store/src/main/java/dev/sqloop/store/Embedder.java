@@ -40,13 +40,45 @@ public final class Embedder {
     }
 
     public float[] embed(String text) {
-        return model.embed(text).content().vector();
+        long start = System.nanoTime();
+        try {
+            return model.embed(text).content().vector();
+        } finally {
+            used(1, start);
+        }
     }
 
     public List<float[]> embedAll(List<String> texts) {
         if (texts.isEmpty()) return List.of();
-        return model.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
-                .map(e -> e.vector()).toList();
+        long start = System.nanoTime();
+        try {
+            return model.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
+                    .map(e -> e.vector()).toList();
+        } finally {
+            used(texts.size(), start);
+        }
+    }
+
+    /**
+     * Sentences embedded in this process so far, and the time spent inside {@link #embed}/{@link #embedAll}. The
+     * pipeline benchmark reports it because the embedding is native code that JFR's execution samples cannot see.
+     */
+    public record Usage(long sentences, long nanos) {
+        public Usage since(Usage before) {
+            return new Usage(sentences - before.sentences, nanos - before.nanos);
+        }
+    }
+
+    private static final java.util.concurrent.atomic.LongAdder SENTENCES = new java.util.concurrent.atomic.LongAdder();
+    private static final java.util.concurrent.atomic.LongAdder NANOS = new java.util.concurrent.atomic.LongAdder();
+
+    public static Usage usage() {
+        return new Usage(SENTENCES.sum(), NANOS.sum());
+    }
+
+    private static void used(int sentences, long start) {
+        SENTENCES.add(sentences);
+        NANOS.add(System.nanoTime() - start);
     }
 
     public static double cosine(float[] a, float[] b) {

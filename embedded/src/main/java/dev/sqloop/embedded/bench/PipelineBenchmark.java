@@ -12,6 +12,7 @@ import dev.sqloop.common.runtime.Stage;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.embedded.DemoBatch;
 import dev.sqloop.embedded.EmbeddedPipeline;
+import dev.sqloop.store.Embedder;
 import dev.sqloop.testkit.engines.DemoWarehouse;
 import dev.sqloop.testkit.llm.Latency;
 import dev.sqloop.testkit.llm.OracleResponder;
@@ -199,6 +200,7 @@ public final class PipelineBenchmark {
             long llmCallsStart = llm.stats().calls();
             Map<String, KafkaTraffic.Usage> trafficBefore = KafkaTraffic.snapshot(pipeline.bootstrapServers());
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
+            Embedder.Usage embeddingBefore = Embedder.usage();
             long start = System.nanoTime();
             Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, start);
             Startup startup = Startup.follow(llm, results, start);
@@ -208,6 +210,7 @@ public final class PipelineBenchmark {
             results.await(Duration.ofMinutes(30), start);
             double seconds = (System.nanoTime() - start) / 1e9;
             Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
+            Embedder.Usage embedding = Embedder.usage().since(embeddingBefore);
             List<String> traffic = KafkaTraffic.perQuestion(
                     KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers())), results.finished());
             startup.before(profile.before(4));
@@ -220,7 +223,7 @@ public final class PipelineBenchmark {
             timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
-            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle, startup, traffic);
+            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle, startup, traffic, embedding);
         }
     }
 
@@ -363,7 +366,7 @@ public final class PipelineBenchmark {
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
                          long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work, Idle idle,
-                         Startup startup, List<String> traffic) {
+                         Startup startup, List<String> traffic, Embedder.Usage embedding) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -414,6 +417,11 @@ public final class PipelineBenchmark {
         }
         b.append(String.format(Locale.ROOT, "    %-34s %7.2f  (everything but the simulated LLM and the broker; %d samples)%n",
                 "= sqloop itself", pipelineOnly, cpu.getOrDefault("samples", 0L)));
+        if (embedding.sentences() > 0) {
+            b.append(String.format(Locale.ROOT, "  embedding               %.2f sentences per question, %.2f ms each inside embed() (wall): %.1f ms per question "
+                            + "of ONNX code, which JFR's samples cannot see, so the parts above carry it in proportion%n",
+                    (double) embedding.sentences() / n, embedding.nanos() / 1e6 / embedding.sentences(), embedding.nanos() / 1e6 / n));
+        }
         if (idle.seconds() > 0) {
             b.append(String.format(Locale.ROOT, "  idle cost               %.1f %% of a core with no work (%d s before the batch; JIT %.1f %%), sqloop itself %.1f %%: %.1f ms per question at this run's pace%n",
                     idle.share(null), idle.seconds(), idle.share(CpuProfile.JIT), idle.sqloopShare(),
