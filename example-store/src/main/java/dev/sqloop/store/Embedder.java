@@ -40,45 +40,38 @@ public final class Embedder {
     }
 
     public float[] embed(String text) {
-        long start = System.nanoTime();
-        try {
-            return model.embed(text).content().vector();
-        } finally {
-            used(1, start);
-        }
+        SENTENCES.increment();
+        return model.embed(text).content().vector();
     }
 
     public List<float[]> embedAll(List<String> texts) {
         if (texts.isEmpty()) return List.of();
-        long start = System.nanoTime();
-        try {
-            return model.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
-                    .map(e -> e.vector()).toList();
-        } finally {
-            used(texts.size(), start);
-        }
-    }
-
-    /**
-     * Sentences embedded in this process so far, and the time spent inside {@link #embed}/{@link #embedAll}. The
-     * pipeline benchmark reports it because the embedding is native code that JFR's execution samples cannot see.
-     */
-    public record Usage(long sentences, long nanos) {
-        public Usage since(Usage before) {
-            return new Usage(sentences - before.sentences, nanos - before.nanos);
-        }
+        SENTENCES.add(texts.size());
+        return model.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
+                .map(e -> e.vector()).toList();
     }
 
     private static final java.util.concurrent.atomic.LongAdder SENTENCES = new java.util.concurrent.atomic.LongAdder();
-    private static final java.util.concurrent.atomic.LongAdder NANOS = new java.util.concurrent.atomic.LongAdder();
 
-    public static Usage usage() {
-        return new Usage(SENTENCES.sum(), NANOS.sum());
+    /**
+     * Sentences embedded in this process so far. The pipeline benchmark reports the embedding's CPU from it, because
+     * the embedding is native code that JFR's execution samples cannot see.
+     */
+    public static long sentences() {
+        return SENTENCES.sum();
     }
 
-    private static void used(int sentences, long start) {
-        SENTENCES.add(sentences);
-        NANOS.add(System.nanoTime() - start);
+    /**
+     * CPU milliseconds per sentence, measured on the calling platform thread (ONNX Runtime runs each sentence on it):
+     * {@code count} sentences after a warm-up.
+     */
+    public double cpuMillisPerSentence(List<String> texts, int count) {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < Math.min(20, count); i++) model.embed(texts.get(i % texts.size()));
+        long start = threads.getCurrentThreadCpuTime();
+        if (start < 0) throw new IllegalStateException("no CPU clock for this thread (a virtual thread?)");
+        for (int i = 0; i < count; i++) model.embed(texts.get(i % texts.size()));
+        return (threads.getCurrentThreadCpuTime() - start) / 1e6 / count;
     }
 
     public static double cosine(float[] a, float[] b) {

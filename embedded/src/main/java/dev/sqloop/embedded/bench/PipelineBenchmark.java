@@ -200,7 +200,7 @@ public final class PipelineBenchmark {
             long llmCallsStart = llm.stats().calls();
             Map<String, KafkaTraffic.Usage> trafficBefore = KafkaTraffic.snapshot(pipeline.bootstrapServers());
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
-            Embedder.Usage embeddingBefore = Embedder.usage();
+            long sentencesBefore = Embedder.sentences();
             long start = System.nanoTime();
             Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, start);
             Startup startup = Startup.follow(llm, results, start);
@@ -210,7 +210,8 @@ public final class PipelineBenchmark {
             results.await(Duration.ofMinutes(30), start);
             double seconds = (System.nanoTime() - start) / 1e9;
             Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
-            Embedder.Usage embedding = Embedder.usage().since(embeddingBefore);
+            Embedding embedding = Embedding.measure(Embedder.sentences() - sentencesBefore,
+                    batch.items().stream().map(DemoBatch.Item::question).toList());
             List<String> traffic = KafkaTraffic.perQuestion(
                     KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers())), results.finished());
             startup.before(profile.before(4));
@@ -224,6 +225,16 @@ public final class PipelineBenchmark {
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
             return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle, startup, traffic, embedding);
+        }
+    }
+
+    /**
+     * The sentences the run embedded, and the CPU one costs: measured after the run on this platform thread, since
+     * the embedding is native code (JFR cannot sample it) on virtual threads (no per-thread CPU clock).
+     */
+    record Embedding(long sentences, double cpuMillisEach) {
+        static Embedding measure(long sentences, List<String> questions) {
+            return new Embedding(sentences, sentences == 0 ? 0 : new Embedder().cpuMillisPerSentence(questions, 200));
         }
     }
 
@@ -366,7 +377,7 @@ public final class PipelineBenchmark {
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
                          long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work, Idle idle,
-                         Startup startup, List<String> traffic, Embedder.Usage embedding) {
+                         Startup startup, List<String> traffic, Embedding embedding) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -418,9 +429,9 @@ public final class PipelineBenchmark {
         b.append(String.format(Locale.ROOT, "    %-34s %7.2f  (everything but the simulated LLM and the broker; %d samples)%n",
                 "= sqloop itself", pipelineOnly, cpu.getOrDefault("samples", 0L)));
         if (embedding.sentences() > 0) {
-            b.append(String.format(Locale.ROOT, "  embedding               %.2f sentences per question, %.2f ms each inside embed() (wall): %.1f ms per question "
-                            + "of ONNX code, which JFR's samples cannot see, so the parts above carry it in proportion%n",
-                    (double) embedding.sentences() / n, embedding.nanos() / 1e6 / embedding.sentences(), embedding.nanos() / 1e6 / n));
+            b.append(String.format(Locale.ROOT, "  embedding               %.2f sentences per question × %.2f ms of CPU each (one thread, measured after the run) "
+                            + "= %.1f ms per question of ONNX code, which JFR's samples cannot see, so the parts above carry it in proportion%n",
+                    (double) embedding.sentences() / n, embedding.cpuMillisEach(), embedding.sentences() * embedding.cpuMillisEach() / n));
         }
         if (idle.seconds() > 0) {
             b.append(String.format(Locale.ROOT, "  idle cost               %.1f %% of a core with no work (%d s before the batch; JIT %.1f %%), sqloop itself %.1f %%: %.1f ms per question at this run's pace%n",

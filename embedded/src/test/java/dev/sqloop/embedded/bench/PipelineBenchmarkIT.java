@@ -44,7 +44,7 @@ class PipelineBenchmarkIT {
         assertTrue(Double.parseDouble(kafka.group(2)) > 0, kafka.group());
         assertTrue(Pattern.compile("retrieve-examples +1\\.\\d\\d offsets").matcher(text).find(),
                 "the topic the batch enters by is listed, about one offset per question:\n" + text);
-        Matcher embedding = Pattern.compile("embedding +(\\d+\\.\\d\\d) sentences per question, (\\d+\\.\\d\\d) ms each").matcher(text);
+        Matcher embedding = Pattern.compile("embedding +(\\d+\\.\\d\\d) sentences per question × (\\d+\\.\\d\\d) ms of CPU each").matcher(text);
         assertTrue(embedding.find(), "the embedding JFR cannot see is measured:\n" + text);
         assertTrue(Double.parseDouble(embedding.group(1)) >= 1, "every question is embedded at least once, for retrieval: " + embedding.group());
         assertTrue(Double.parseDouble(embedding.group(2)) > 0, embedding.group());
