@@ -24,9 +24,10 @@ import jdk.jfr.consumer.RecordingFile;
  *
  * <p>Two clocks, because neither alone is enough: the kernel's per-thread CPU time ({@code /proc/self/task}) is
  * exact but cannot see into virtual threads, which share carrier threads; JFR's execution samples see which
- * thread (virtual included) ran Java code, but not GC, JIT or native library threads (the ONNX embedding runtime).
- * So the kernel splits the process CPU into GC, JIT, native library threads and Java threads, and the samples split
- * the Java threads' share by part.
+ * thread (virtual included) ran Java code, but not GC, JIT or native library threads. So the kernel splits the
+ * process CPU into GC, JIT, native library threads and Java threads, and the samples split the Java threads' share
+ * by part. Native code a Java thread runs (the ONNX embedding, on the stage's own thread) is in that share but not in
+ * the samples, so it is spread over the parts in proportion; the benchmark reports the embedding's CPU apart.
  */
 final class CpuProfile implements AutoCloseable {
     /** Stage names as runner threads carry them ({@code sqloop-<group>-…}); longest first, so a prefix never wins. */
@@ -36,7 +37,7 @@ final class CpuProfile implements AutoCloseable {
     static final String LLM = "simulated LLM";
     static final String GC = "JVM: GC";
     static final String JIT = "JVM: JIT";
-    static final String NATIVE = "native threads (ONNX embedding)";
+    static final String NATIVE = "native threads (not the JVM's)";
     static final String OTHER = "other Java";
 
     private final Recording recording;
