@@ -12,7 +12,7 @@ public final class Whitespace {
     public static String collapse(String s) {
         int n = s.length();
         int i = 0;
-        while (i < n && !(space(s.charAt(i)) && (s.charAt(i) != ' ' || (i + 1 < n && space(s.charAt(i + 1)))))) i++;
+        while (i < n && !folds(s, i)) i++;
         if (i == n) return s;
         StringBuilder out = new StringBuilder(n).append(s, 0, i);
         boolean inRun = false;
@@ -32,6 +32,12 @@ public final class Whitespace {
     /** {@link #collapse} without leading and trailing whitespace. */
     public static String oneLine(String s) {
         return collapse(s).strip();
+    }
+
+    /** Whether the text changes at {@code i}: a whitespace other than a space, or a space that starts a run. */
+    private static boolean folds(String s, int i) {
+        char c = s.charAt(i);
+        return space(c) && (c != ' ' || (i + 1 < s.length() && space(s.charAt(i + 1))));
     }
 
     private static boolean space(char c) {

@@ -144,11 +144,10 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
         return kept;
     }
 
-    private static final java.util.regex.Pattern TRAILING_SEMICOLON = java.util.regex.Pattern.compile(";\\s*$");
-
+    /** The SQL stripped, without its final semicolon, whitespace folded, lower case. */
     private static String sqlKey(String sql) {
         String s = sql.strip();
-        if (s.endsWith(";")) s = TRAILING_SEMICOLON.matcher(s).replaceAll("");
+        if (s.endsWith(";")) s = s.substring(0, s.length() - 1);
         return Whitespace.collapse(s).toLowerCase(java.util.Locale.ROOT);
     }
 }

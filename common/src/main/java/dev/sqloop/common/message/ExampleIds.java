@@ -66,8 +66,7 @@ public final class ExampleIds {
                 continue;
             }
             int start = i;
-            while (i < n && question.charAt(i) < 0x80 && wordChar(question.charAt(i))) i++;
-            if (i < n && question.charAt(i) >= 0x80) return null;
+            while (i < n && wordChar(question.charAt(i))) i++; // ASCII only: a non-ASCII character ends the word, and the next turn returns null
             int end = i;
             while (end > start && trailingPunctuation(question.charAt(end - 1))) end--;
             if (end == start) continue;

@@ -20,8 +20,9 @@ public final class Typos {
     public static String misspeltQueryKeyword(String word) {
         if (word.length() < 3) return null;
         for (String k : QUERY_KEYWORDS) {
+            int edits = k.length() <= 4 ? 1 : 2;
             if (!word.equals(k) && (word.charAt(0) == k.charAt(0) || word.charAt(1) == k.charAt(1))
-                    && distance(word, k) <= (k.length() <= 4 ? 1 : 2)) {
+                    && distanceAtMost(word, k, edits) <= edits) {
                 return k;
             }
         }
@@ -70,20 +71,11 @@ public final class Typos {
         return previous[m];
     }
 
-    /** Optimal-string-alignment distance: Levenshtein with a transposition counted as one edit. */
+    /**
+     * Optimal-string-alignment distance: Levenshtein with a transposition counted as one edit. The band of
+     * {@link #distanceAtMost} as wide as the longer string is the whole table, and no row can exceed it.
+     */
     public static int distance(String a, String b) {
-        int[][] d = new int[a.length() + 1][b.length() + 1];
-        for (int i = 0; i <= a.length(); i++) d[i][0] = i;
-        for (int j = 0; j <= b.length(); j++) d[0][j] = j;
-        for (int i = 1; i <= a.length(); i++) {
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        return d[a.length()][b.length()];
+        return distanceAtMost(a, b, Math.max(a.length(), b.length()));
     }
 }

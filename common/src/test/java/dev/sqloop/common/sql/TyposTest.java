@@ -19,7 +19,8 @@ class TyposTest {
         String[] words = {"book", "books", "bok", "shipped", "shiped", "order_status", "status", "region", "regoin", "", "a"};
         for (String a : words) {
             for (String b : words) {
-                int full = Typos.distance(a, b);
+                int full = fullTable(a, b);
+                assertEquals(full, Typos.distance(a, b), a + " / " + b);
                 for (int max = 0; max <= 3; max++) {
                     assertEquals(Math.min(full, max + 1), Typos.distanceAtMost(a, b, max), a + " / " + b + " within " + max);
                 }
@@ -34,7 +35,8 @@ class TyposTest {
             String a = randomWord(random);
             // half the pairs are a few edits apart (the band matters), half unrelated
             String b = random.nextBoolean() ? edit(a, random.nextInt(4), random) : randomWord(random);
-            int full = Typos.distance(a, b);
+            int full = fullTable(a, b);
+            assertEquals(full, Typos.distance(a, b), a + " / " + b);
             for (int max = 0; max <= 3; max++) {
                 assertEquals(Math.min(full, max + 1), Typos.distanceAtMost(a, b, max), a + " / " + b + " within " + max);
             }
@@ -65,5 +67,22 @@ class TyposTest {
             }
         }
         return s.toString();
+    }
+
+    /** The reference: optimal-string-alignment distance over the whole table, no band, no early exit. */
+    private static int fullTable(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) d[i][0] = i;
+        for (int j = 0; j <= b.length(); j++) d[0][j] = j;
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 }
