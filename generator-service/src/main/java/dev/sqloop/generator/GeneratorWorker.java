@@ -100,7 +100,7 @@ public final class GeneratorWorker implements AutoCloseable {
         List<StageRunner<?>> runners = new ArrayList<>();
         List<AutoCloseable> owned = new ArrayList<>();
         if (options.workers().contains(GenerateStage.NAME)) {
-            GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config), dialects,
+            GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config).bindTo(registry), dialects,
                     new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), new MicrometerStageMetrics(registry), clock);
             runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
             // the priority lane: corrections have a consumer of their own (never behind first attempts in a partition)

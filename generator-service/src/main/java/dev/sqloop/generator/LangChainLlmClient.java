@@ -14,7 +14,11 @@ import dev.langchain4j.model.ollama.OllamaChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.message.TokenUsage;
+import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.InfrastructureException;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 
 /**
@@ -43,6 +47,22 @@ public final class LangChainLlmClient implements LlmClient {
     public static LangChainLlmClient fromConfig(GeneratorConfig config) {
         return new LangChainLlmClient(chatModel(config), config.provider(), config.model(), config.jsonMode(), config.maxConcurrency(),
                 new RequestPacer(config.ratePerSecond()));
+    }
+
+    /** Exports the concurrency limit's use ({@link Metrics#LLM_SLOTS_BUSY} and the two gauges) to {@code registry}. */
+    public LangChainLlmClient bindTo(MeterRegistry registry) {
+        Gauge.builder(Metrics.LLM_SLOTS_LIMIT, permits, LlmSlots::capacity)
+                .description("LLM calls this worker lets run at once").register(registry);
+        Gauge.builder(Metrics.LLM_SLOTS_IN_USE, permits, LlmSlots::inUse)
+                .description("LLM calls running now").register(registry);
+        FunctionCounter.builder(Metrics.LLM_SLOTS_BUSY, permits, LlmSlots::busySeconds).baseUnit("seconds")
+                .description("Slot-seconds held by LLM calls (two calls for one second count 2)").register(registry);
+        return this;
+    }
+
+    /** Slot-seconds held so far (see {@link LlmSlots#busySeconds()}). */
+    public double slotBusySeconds() {
+        return permits.busySeconds();
     }
 
     public static ChatModel chatModel(GeneratorConfig c) {

@@ -9,6 +9,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * it, a batch queues every first attempt ahead of every correction, and a question's latency becomes the batch's
  * length. First attempts cannot starve corrections; corrections can hold first attempts back, which is the point:
  * their number is bounded by the questions in flight.
+ *
+ * <p>It also keeps the integral of slots held over time ({@link #busySeconds()}): held slot-seconds over {@code
+ * capacity ×} elapsed seconds is how full the limit was kept, which tells an operator whether the LLM's concurrency
+ * limit or something before it binds.
  */
 final class LlmSlots {
     private final ReentrantLock lock = new ReentrantLock(true);
@@ -17,6 +21,8 @@ final class LlmSlots {
     private final int capacity;
     private int free;
     private int urgentWaiting;
+    private long busyNanos;
+    private long lastChangeNanos = System.nanoTime();
 
     LlmSlots(int capacity) {
         if (capacity < 1) throw new IllegalArgumentException("capacity must be ≥ 1: " + capacity);
@@ -38,6 +44,7 @@ final class LlmSlots {
             } else {
                 while (free == 0 || urgentWaiting > 0) normalTurn.await();
             }
+            account();
             free--;
         } finally {
             lock.unlock();
@@ -48,12 +55,39 @@ final class LlmSlots {
         lock.lock();
         try {
             if (free >= capacity) throw new IllegalStateException("released more slots than acquired");
+            account();
             free++;
             if (urgentWaiting > 0) urgentTurn.signal();
             else normalTurn.signal();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Adds the slots held since the last change to the integral; called under the lock before every change. */
+    private void account() {
+        long now = System.nanoTime();
+        busyNanos += (capacity - free) * (now - lastChangeNanos);
+        lastChangeNanos = now;
+    }
+
+    /** Slot-seconds held since this limit was created (a slot held for 2 s counts 2). */
+    double busySeconds() {
+        lock.lock();
+        try {
+            account();
+            return busyNanos / 1e9;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    int inUse() {
+        return capacity - available();
     }
 
     int available() {

@@ -66,6 +66,30 @@ class GenerateStageIT {
     }
 
     @Test
+    void shouldExportHowLongLlmCallsHeldTheConcurrencyLimit() throws Exception {
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of("{\"sql\": \"" + GOLD + "\"}"))));
+        llm.faults().latency(dev.sqloop.testkit.llm.Latency.fixed(Duration.ofMillis(300)));
+        GeneratorConfig config = GeneratorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl(),
+                "SQLOOP_LLM_API_KEY", "sk-test", "SQLOOP_LLM_MODEL", "sim-sql", "SQLOOP_LLM_MAX_CONCURRENCY", "3")));
+        var registry = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        LangChainLlmClient client = LangChainLlmClient.fromConfig(config).bindTo(registry);
+        List<Thread> calls = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            calls.add(Thread.ofVirtual().start(() -> client.complete(new LlmClient.Prompt("system", Tasks.QUESTION))));
+        }
+        for (Thread t : calls) t.join(Duration.ofSeconds(10));
+        String scrape = registry.scrape();
+        assertTrue(scrape.contains("sqloop_llm_slots_limit 3.0"), scrape);
+        assertTrue(scrape.contains("sqloop_llm_slots_in_use 0.0"), "both calls returned their slot:\n" + scrape);
+        java.util.regex.Matcher busy = java.util.regex.Pattern.compile("(?m)^sqloop_llm_slots_busy_seconds_total ([0-9.]+)$").matcher(scrape);
+        assertTrue(busy.find(), scrape);
+        double seconds = Double.parseDouble(busy.group(1));
+        assertTrue(seconds >= 2 * 0.3 && seconds < 2 * 10, "two calls held a slot for at least their 300 ms latency each: " + seconds);
+        assertEquals(2, llm.stats().calls());
+        assertTrue(llm.stats().meanHandling().compareTo(Duration.ofMillis(300)) >= 0, "the handler's time includes the latency: " + llm.stats());
+    }
+
+    @Test
     void shouldGenerateFromAScriptedJsonAnswerAndRecordThePrompt() {
         llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of("{\"sql\": \"" + GOLD + ";\"}"))));
         QuestionTask t = forwarded(openAi(true).process(Tasks.fresh("warehouse")), Topics.STATIC_VALIDATE.name());

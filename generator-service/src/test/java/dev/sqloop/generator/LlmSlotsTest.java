@@ -41,6 +41,30 @@ class LlmSlotsTest {
         assertThrows(IllegalStateException.class, slots::release);
     }
 
+    @Test
+    void shouldIntegrateTheSlotsHeldOverTime() throws Exception {
+        LlmSlots slots = new LlmSlots(4);
+        assertEquals(0.0, slots.busySeconds(), 1e-3, "nothing held yet");
+        slots.acquire(false);
+        slots.acquire(true);
+        assertEquals(2, slots.inUse());
+        long start = System.nanoTime();
+        Thread.sleep(200);
+        slots.release();
+        double held = (System.nanoTime() - start) / 1e9;
+        Thread.sleep(100);
+        slots.release();
+        double afterBoth = slots.busySeconds();
+        // two slots for `held` seconds, then one for 0.1 s or more: at least 0.5 slot-seconds, and no more than what the
+        // two slots could have been held for between their acquisition and now
+        assertTrue(afterBoth >= 2 * 0.2 + 0.1, "two slots for 0.2 s and one for 0.1 s more: " + afterBoth);
+        assertTrue(afterBoth <= 2 * held + (System.nanoTime() - start) / 1e9, "no more than held: " + afterBoth);
+        Thread.sleep(50);
+        assertEquals(afterBoth, slots.busySeconds(), 1e-9, "free slots add nothing");
+        assertEquals(0, slots.inUse());
+        assertEquals(4, slots.capacity());
+    }
+
     /** Each waiter takes a slot, notes its turn and gives the slot back, so the next in line can go. */
     private static Thread waiter(LlmSlots slots, boolean correction, String name, List<String> order) {
         return Thread.ofPlatform().name(name).start(() -> {

@@ -28,6 +28,15 @@ public final class Metrics {
      * Tags {@link #GEN_AI_OPERATION_NAME}, {@link #GEN_AI_PROVIDER_NAME}, {@link #GEN_AI_REQUEST_MODEL}, {@link #ERROR_TYPE}.
      */
     public static final String GEN_AI_OPERATION_DURATION = "gen_ai.client.operation.duration";
+    /** Gauge: the LLM calls one generator worker lets run at once ({@code SQLOOP_LLM_MAX_CONCURRENCY}). */
+    public static final String LLM_SLOTS_LIMIT = "sqloop.llm.slots.limit";
+    /** Gauge: LLM calls running now (slots held), out of {@link #LLM_SLOTS_LIMIT}. */
+    public static final String LLM_SLOTS_IN_USE = "sqloop.llm.slots.in.use";
+    /**
+     * Function counter, seconds: slot-seconds held (two calls running for one second add 2). Its rate over {@link
+     * #LLM_SLOTS_LIMIT} is the share of the LLM's concurrency the pipeline keeps busy.
+     */
+    public static final String LLM_SLOTS_BUSY = "sqloop.llm.slots.busy";
     /** Distribution summary (histogram) of tokens per answered LLM call: {@link #GEN_AI_TOKEN_TYPE} plus the call's tags. */
     public static final String GEN_AI_TOKEN_USAGE = "gen_ai.client.token.usage";
     /** Timer (histogram), one statement sent to a SQL engine; OTel db semconv. Tags {@link #DB_SYSTEM_NAME}, {@link #ERROR_TYPE}. */

@@ -162,6 +162,7 @@ final class CpuProfile implements AutoCloseable {
     private static String part(RecordedEvent e) {
         RecordedThread t = e.getThread("sampledThread");
         String name = t == null ? "" : t.getJavaName() == null ? "" : t.getJavaName();
+        if (name.startsWith("simulated-llm-")) return LLM; // its handler threads, in the JDK's HTTP server code too
         List<RecordedFrame> frames = e.getStackTrace() == null ? List.of() : e.getStackTrace().getFrames();
         for (RecordedFrame f : frames) {
             String type = f.getMethod().getType().getName();

@@ -5,6 +5,7 @@ import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.message.Message;
+import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
@@ -17,6 +18,7 @@ import dev.sqloop.testkit.engines.DemoWarehouse;
 import dev.sqloop.testkit.llm.Latency;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.SimulatedLlm;
+import io.micrometer.core.instrument.FunctionCounter;
 import java.io.IOException;
 import java.io.Writer;
 import java.lang.management.ManagementFactory;
@@ -198,6 +200,7 @@ public final class PipelineBenchmark {
             Timeline timeline = new Timeline();
             ResultCollector results = new ResultCollector(pipeline.bootstrapServers(), s.questions());
             long llmCallsStart = llm.stats().calls();
+            Slots slots = Slots.of(pipeline);
             Map<String, KafkaTraffic.Usage> trafficBefore = KafkaTraffic.snapshot(pipeline.bootstrapServers());
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
             long sentencesBefore = Embedder.sentences();
@@ -209,6 +212,7 @@ public final class PipelineBenchmark {
             Cancellation cancellation = s.cancelAt() > 0 ? Cancellation.when(s, results, llm, client, batches, start) : null;
             results.await(Duration.ofMinutes(30), start);
             double seconds = (System.nanoTime() - start) / 1e9;
+            double slotSeconds = slots.busySince();
             Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
             Embedding embedding = Embedding.measure(Embedder.sentences() - sentencesBefore,
                     batch.items().stream().map(DemoBatch.Item::question).toList());
@@ -224,7 +228,25 @@ public final class PipelineBenchmark {
             timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
-            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats.meanLatency(), agent, timeline, work, idle, startup, traffic, embedding);
+            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats, slotSeconds, agent, timeline, work, idle, startup,
+                    traffic, embedding);
+        }
+    }
+
+    /**
+     * The generator's LLM slots: slot-seconds held during the run ({@code sqloop.llm.slots.busy}, read from its
+     * registry as Prometheus would), which split the ratio to the LLM-bound limit into how full the slots were kept and
+     * how much longer than the LLM's latency each call held one.
+     */
+    record Slots(FunctionCounter counter, double before) {
+        static Slots of(EmbeddedPipeline pipeline) {
+            var counter = pipeline.registries().get(EmbeddedPipeline.GENERATOR).get(Metrics.LLM_SLOTS_BUSY)
+                    .functionCounter();
+            return new Slots(counter, counter.count());
+        }
+
+        double busySince() {
+            return counter.count() - before;
         }
     }
 
@@ -375,9 +397,25 @@ public final class PipelineBenchmark {
         return batches;
     }
 
+    /**
+     * The ratio to the LLM-bound limit, split exactly: {@code calls × latency / (C × wall)} = (slot-seconds / (C ×
+     * wall)) × (calls × latency / slot-seconds), how full the C slots were kept times the latency's share of a slot's
+     * time per call; the rest of that time is the simulator's handler (its own work) and the client's (HTTP, JSON,
+     * waits for a CPU).
+     */
+    static String slotsLine(int concurrency, double seconds, long calls, double slotSeconds, double latency, double handling) {
+        if (calls == 0 || slotSeconds <= 0) return "";
+        double held = slotSeconds / calls;
+        return String.format(Locale.ROOT, "  LLM slots               ratio %.2f = %.2f of the %d slots busy over the wall time × %.2f = latency / slot time"
+                        + " per call (%.0f ms held per call: %.0f ms latency, %.0f ms more in the simulator's handler, %.0f ms in the client)%n",
+                calls * latency / (concurrency * seconds), slotSeconds / (concurrency * seconds), concurrency, latency / held,
+                held * 1000, latency * 1000, (handling - latency) * 1000, (held - handling) * 1000);
+    }
+
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
-                         long llmCalls, Duration llmMean, Agent.Result agent, Timeline timeline, Path work, Idle idle,
-                         Startup startup, List<String> traffic, Embedding embedding) {
+                         long llmCalls, SimulatedLlm.Stats llm, double slotSeconds, Agent.Result agent, Timeline timeline,
+                         Path work, Idle idle, Startup startup, List<String> traffic, Embedding embedding) {
+        Duration llmMean = llm.meanLatency();
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -411,6 +449,7 @@ public final class PipelineBenchmark {
         if (Double.isFinite(llmLimit)) {
             b.append(String.format(Locale.ROOT, "  LLM-bound limit         %.1f questions/s = %d / (%.3f s × %.2f); ratio %.2f%n", llmLimit,
                     s.concurrency(), llmSeconds, callsPerQuestion, throughput / llmLimit));
+            b.append(slotsLine(s.concurrency(), seconds, llmCalls, slotSeconds, llmSeconds, llm.meanHandling().toNanos() / 1e9));
         }
         b.append(String.format(Locale.ROOT, "  CPU                     %.1f ms per question (process, %d cores busy %.0f %%); CPU-bound limit %.1f questions/s = %d cores / %.1f ms; ratio %.2f%n",
                 cpuMsPerQuestion, cores, 100.0 * cpuNanos / 1e9 / seconds / cores, cores * 1000 / cpuMsPerQuestion, cores, cpuMsPerQuestion,

@@ -34,6 +34,12 @@ class PipelineBenchmarkIT {
         assertTrue(ratio.find());
         double r = Double.parseDouble(ratio.group(1));
         assertTrue(r > 0 && r <= 1.05, "throughput cannot beat the LLM-bound limit: " + r);
+        Matcher slots = Pattern.compile("LLM slots +ratio (\\d+\\.\\d+) = (\\d+\\.\\d+) of the 8 slots busy .* × (\\d+\\.\\d+) = latency / slot time").matcher(text);
+        assertTrue(slots.find(), "the ratio is split into busy slots and time per call:\n" + text);
+        double busy = Double.parseDouble(slots.group(2)), share = Double.parseDouble(slots.group(3));
+        assertEquals(r, Double.parseDouble(slots.group(1)), 0.011, "the same ratio, from the slots' side: " + slots.group());
+        assertEquals(r, busy * share, 0.02, "the two factors multiply to the ratio: " + slots.group());
+        assertTrue(busy > 0 && busy <= 1.0 && share > 0 && share <= 1.0, slots.group());
         Matcher idle = Pattern.compile("idle cost +(\\d+\\.\\d) % of a core").matcher(text);
         assertTrue(idle.find(), "the idle cost is measured:\n" + text);
         double idleShare = Double.parseDouble(idle.group(1));

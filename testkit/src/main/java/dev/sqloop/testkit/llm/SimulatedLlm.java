@@ -41,15 +41,26 @@ public final class SimulatedLlm implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong();
     private final java.util.concurrent.atomic.LongAdder calls = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder drawnLatencyNanos = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder handlingNanos = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean recording = true;
+
+    private final java.util.concurrent.ExecutorService handlers;
 
     private SimulatedLlm(Responder responder, long seed, int port) throws IOException {
         this.responder = responder;
         this.random = new Random(seed);
+        // TCP_NODELAY on the JDK server's sockets (read when its first server starts): it writes a response's headers
+        // and body as two segments, and with Nagle's algorithm the body waited for the client's delayed ACK, up to
+        // 40 ms per call (15 ms of the 44 ms a call held an LLM slot beyond its latency in the pipeline bench)
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         server.createContext("/v1/chat/completions", ex -> handle(ex, "openai"));
         server.createContext("/api/chat", ex -> handle(ex, "ollama"));
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        // Platform threads, not virtual ones: the simulator stands in for a remote server, so its handlers must not
+        // wait for a carrier behind the pipeline's own virtual threads when they share a JVM (with virtual threads a
+        // handler took 26 ms per call beyond its drawn latency at 16 calls at once, half the bench's gap to the limit).
+        this.handlers = Executors.newCachedThreadPool(Thread.ofPlatform().name("simulated-llm-", 0).daemon(true).factory());
+        server.setExecutor(handlers);
         server.start();
     }
 
@@ -139,12 +150,17 @@ public final class SimulatedLlm implements AutoCloseable {
         return this;
     }
 
-    /** Calls answered or failed so far, and the latency the simulator imposed on them (its service time). */
-    public record Stats(long calls, Duration meanLatency) {}
+    /**
+     * Calls answered or failed so far, the latency the simulator imposed on them (its service time), and the time its
+     * handler spent on each, from the request's arrival to the answer's last byte (the latency plus the simulator's own
+     * work and waits for a CPU).
+     */
+    public record Stats(long calls, Duration meanLatency, Duration meanHandling) {}
 
     public Stats stats() {
         long n = calls.sum();
-        return new Stats(n, n == 0 ? Duration.ZERO : Duration.ofNanos(drawnLatencyNanos.sum() / n));
+        return n == 0 ? new Stats(0, Duration.ZERO, Duration.ZERO)
+                : new Stats(n, Duration.ofNanos(drawnLatencyNanos.sum() / n), Duration.ofNanos(handlingNanos.sum() / n));
     }
 
     private void record(RecordedRequest r) {
@@ -152,6 +168,8 @@ public final class SimulatedLlm implements AutoCloseable {
     }
 
     private void handle(HttpExchange ex, String api) throws IOException {
+        long arrived = System.nanoTime();
+        boolean counted = false;
         try (ex) {
             if (!"POST".equalsIgnoreCase(ex.getRequestMethod())) {
                 send(ex, 405, "{\"error\":{\"message\":\"POST only\"}}", null);
@@ -172,6 +190,7 @@ public final class SimulatedLlm implements AutoCloseable {
                 latency = faults.latency(random);
             }
             calls.increment();
+            counted = true;
             drawnLatencyNanos.add(latency.toNanos());
             sleep(latency);
             if (fault instanceof Faults.Status s) {
@@ -197,6 +216,8 @@ public final class SimulatedLlm implements AutoCloseable {
             } catch (IOException ignored) {
                 // nothing more to do
             }
+        } finally {
+            if (counted) handlingNanos.add(System.nanoTime() - arrived);
         }
     }
 
@@ -291,5 +312,6 @@ public final class SimulatedLlm implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        handlers.shutdown(); // idle handler threads end now, busy ones when their answer is sent
     }
 }
