@@ -205,7 +205,7 @@ public final class PipelineBenchmark {
             CpuProfile profile = CpuProfile.start(work.resolve("profile.jfr"));
             long sentencesBefore = Embedder.sentences();
             long start = System.nanoTime();
-            Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, start);
+            Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, slots::busySince, start);
             Startup startup = Startup.follow(llm, results, start);
             List<String> batches = submit(client, batch, s.questions(), work);
             startup.accepted();
@@ -225,7 +225,7 @@ public final class PipelineBenchmark {
             sampler.interrupt();
             SimulatedLlm.Stats llmStats = llm.stats();
             long llmCalls = llmStats.calls() - llmCallsStart;
-            timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
+            timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name, s.concurrency());
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
             return report(s, results, seconds, cpu, hottest, llmCalls, llmStats, slotSeconds, agent, timeline, work, idle, startup,
@@ -645,10 +645,12 @@ public final class PipelineBenchmark {
      * post-GC old generation is the honest line (used heap saw-tooths with every young collection).
      */
     static final class Timeline {
-        private final List<long[]> rows = new ArrayList<>(); // seconds×1000, finished, heap used, old gen after GC, cpu ns, LLM calls
+        // seconds×1000, finished, heap used, old gen after GC, cpu ns, LLM calls, LLM slot-µs held
+        private final List<long[]> rows = new ArrayList<>();
         private final AtomicBoolean stopped = new AtomicBoolean();
 
-        Thread sample(java.util.function.IntSupplier finished, java.util.function.LongSupplier llmCalls, long startNanos) {
+        Thread sample(java.util.function.IntSupplier finished, java.util.function.LongSupplier llmCalls,
+                      java.util.function.DoubleSupplier slotSeconds, long startNanos) {
             MemoryPoolMXBean old = ManagementFactory.getMemoryPoolMXBeans().stream()
                     .filter(p -> p.getType() == MemoryType.HEAP && p.getName().contains("Old")).findFirst().orElse(null);
             return Thread.ofPlatform().daemon().name("bench-timeline").start(() -> {
@@ -657,7 +659,7 @@ public final class PipelineBenchmark {
                     long oldAfterGc = old == null || old.getCollectionUsage() == null ? 0 : old.getCollectionUsage().getUsed();
                     synchronized (rows) {
                         rows.add(new long[] {(System.nanoTime() - startNanos) / 1_000_000, finished.getAsInt(), used, oldAfterGc,
-                                CpuProfile.processCpuNanos(), llmCalls.getAsLong()});
+                                CpuProfile.processCpuNanos(), llmCalls.getAsLong(), (long) (slotSeconds.getAsDouble() * 1e6)});
                     }
                     try {
                         Thread.sleep(1000);
@@ -684,31 +686,37 @@ public final class PipelineBenchmark {
             }
         }
 
-        void write(Path csv, Path html, String title) throws IOException {
+        /** @param concurrency the LLM's C: slot-seconds held per second over C is the share of its slots kept busy */
+        void write(Path csv, Path html, String title, int concurrency) throws IOException {
             List<long[]> copy;
             synchronized (rows) {
                 copy = List.copyOf(rows);
             }
-            StringBuilder c = new StringBuilder("seconds,finished,questions_per_s,heap_used_mib,old_gen_after_gc_mib,cpu_cores,llm_calls_per_s\n");
+            StringBuilder c = new StringBuilder(
+                    "seconds,finished,questions_per_s,heap_used_mib,old_gen_after_gc_mib,cpu_cores,llm_calls_per_s,llm_slots_busy\n");
             double[] rate = new double[copy.size()], heap = new double[copy.size()], oldGen = new double[copy.size()], t = new double[copy.size()];
-            double[] calls = new double[copy.size()];
+            double[] calls = new double[copy.size()], busy = new double[copy.size()];
             for (int i = 0; i < copy.size(); i++) {
                 long[] r = copy.get(i);
-                long[] p = i == 0 ? new long[] {0, 0, 0, 0, r[4], 0} : copy.get(i - 1);
+                long[] p = i == 0 ? new long[] {0, 0, 0, 0, r[4], 0, r[6]} : copy.get(i - 1);
                 double dt = Math.max(1, r[0] - p[0]) / 1000.0;
                 t[i] = r[0] / 1000.0;
                 rate[i] = (r[1] - p[1]) / dt;
                 calls[i] = (r[5] - p[5]) / dt;
+                busy[i] = (r[6] - p[6]) / 1e6 / dt / concurrency;
                 heap[i] = r[2] / 1048576.0;
                 oldGen[i] = r[3] / 1048576.0;
                 double cores = i == 0 ? 0 : (r[4] - p[4]) / 1e9 / dt;
-                c.append(String.format(Locale.ROOT, "%.1f,%d,%.1f,%.1f,%.1f,%.2f,%.1f%n", t[i], r[1], rate[i], heap[i], oldGen[i], cores, calls[i]));
+                c.append(String.format(Locale.ROOT, "%.1f,%d,%.1f,%.1f,%.1f,%.2f,%.1f,%.3f%n", t[i], r[1], rate[i], heap[i], oldGen[i],
+                        cores, calls[i], busy[i]));
             }
             Files.writeString(csv, c);
             Files.writeString(html, "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + title + "</title></head><body>"
                     + "<h1>sqloop bench pipeline: " + title + "</h1>"
                     + LineChart.svg("throughput (questions/s) and LLM calls begun per second", t,
                             series("questions/s", rate, "LLM calls/s", calls))
+                    + LineChart.svg("% of the " + concurrency + " LLM slots busy", t,
+                            Map.of("slots busy", Arrays.stream(busy).map(b -> 100 * b).toArray()))
                     + LineChart.svg("heap (MiB)", t, series("used", heap, "old gen after GC", oldGen))
                     + "</body></html>\n");
         }

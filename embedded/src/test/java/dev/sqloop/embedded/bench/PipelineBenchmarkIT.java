@@ -60,8 +60,10 @@ class PipelineBenchmarkIT {
                 "every question needs an LLM call here (shortcuts off): " + start.group());
         List<String> rows = Files.readString(out.resolve("llm-lane-on/timeline.csv")).lines().toList();
         assertTrue(rows.size() > 2, "a timeline row per second");
-        assertTrue(rows.getFirst().endsWith(",llm_calls_per_s"), rows.getFirst());
-        assertTrue(rows.stream().skip(1).anyMatch(row -> Double.parseDouble(row.substring(row.lastIndexOf(',') + 1)) > 0), "LLM calls in the timeline");
+        assertTrue(rows.getFirst().endsWith(",llm_calls_per_s,llm_slots_busy"), rows.getFirst());
+        assertTrue(rows.stream().skip(1).anyMatch(row -> Double.parseDouble(row.split(",")[6]) > 0), "LLM calls in the timeline");
+        assertTrue(rows.stream().skip(1).anyMatch(row -> Double.parseDouble(row.split(",")[7]) > 0), "busy LLM slots in the timeline");
+        assertTrue(rows.stream().skip(1).allMatch(row -> Double.parseDouble(row.split(",")[7]) <= 1.05), "a share of the slots, at most all");
         assertTrue(Files.readString(out.resolve("llm-lane-on/timeline.html")).contains("<polyline"));
     }
 
