@@ -60,11 +60,6 @@ public final class LangChainLlmClient implements LlmClient {
         return this;
     }
 
-    /** Slot-seconds held so far (see {@link LlmSlots#busySeconds()}). */
-    public double slotBusySeconds() {
-        return permits.busySeconds();
-    }
-
     public static ChatModel chatModel(GeneratorConfig c) {
         RetryAfterHttpClient.Builder http = RetryAfterHttpClient.builder();
         if (c.provider().equals(GeneratorConfig.OLLAMA)) {
