@@ -398,17 +398,18 @@ public final class PipelineBenchmark {
     }
 
     /**
-     * The ratio to the LLM-bound limit, split exactly: {@code calls × latency / (C × wall)} = (slot-seconds / (C ×
+     * The ratio to the LLM-bound limit ({@code calls × latency / (C × wall)}), split exactly: (slot-seconds / (C ×
      * wall)) × (calls × latency / slot-seconds), how full the C slots were kept times the latency's share of a slot's
      * time per call; the rest of that time is the simulator's handler (its own work) and the client's (HTTP, JSON,
      * waits for a CPU).
      */
-    static String slotsLine(int concurrency, double seconds, long calls, double slotSeconds, double latency, double handling) {
+    static String slotsLine(double ratio, int concurrency, double seconds, long calls, double slotSeconds, double latency,
+                            double handling) {
         if (calls == 0 || slotSeconds <= 0) return "";
         double held = slotSeconds / calls;
         return String.format(Locale.ROOT, "  LLM slots               ratio %.2f = %.2f of the %d slots busy over the wall time × %.2f = latency / slot time"
                         + " per call (%.0f ms held per call: %.0f ms latency, %.0f ms more in the simulator's handler, %.0f ms in the client)%n",
-                calls * latency / (concurrency * seconds), slotSeconds / (concurrency * seconds), concurrency, latency / held,
+                ratio, slotSeconds / (concurrency * seconds), concurrency, latency / held,
                 held * 1000, latency * 1000, (handling - latency) * 1000, (held - handling) * 1000);
     }
 
@@ -447,9 +448,11 @@ public final class PipelineBenchmark {
         b.append(String.format(Locale.ROOT, "  LLM                     %d calls (%.2f per question), mean latency %.0f ms%n", llmCalls,
                 callsPerQuestion, llmSeconds * 1000));
         if (Double.isFinite(llmLimit)) {
+            double ratio = throughput / llmLimit;
             b.append(String.format(Locale.ROOT, "  LLM-bound limit         %.1f questions/s = %d / (%.3f s × %.2f); ratio %.2f%n", llmLimit,
-                    s.concurrency(), llmSeconds, callsPerQuestion, throughput / llmLimit));
-            b.append(slotsLine(s.concurrency(), seconds, llmCalls, slotSeconds, llmSeconds, llm.meanHandling().toNanos() / 1e9));
+                    s.concurrency(), llmSeconds, callsPerQuestion, ratio));
+            b.append(slotsLine(ratio, s.concurrency(), seconds, llmCalls, slotSeconds, llmSeconds,
+                    llm.meanHandling().toNanos() / 1e9));
         }
         b.append(String.format(Locale.ROOT, "  CPU                     %.1f ms per question (process, %d cores busy %.0f %%); CPU-bound limit %.1f questions/s = %d cores / %.1f ms; ratio %.2f%n",
                 cpuMsPerQuestion, cores, 100.0 * cpuNanos / 1e9 / seconds / cores, cores * 1000 / cpuMsPerQuestion, cores, cpuMsPerQuestion,
