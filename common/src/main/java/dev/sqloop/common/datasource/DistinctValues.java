@@ -40,6 +40,44 @@ public final class DistinctValues {
         return out;
     }
 
+    /**
+     * The same read from the table's rows as they are, {@code SELECT cols FROM t LIMIT maxRows + 1}, for Hive: Hive
+     * answers a plain projection with a limit from the table's files (a fetch task) but runs every DISTINCT, GROUP BY
+     * or UNION as a MapReduce or Tez job of its own, seconds to tens of seconds each, so the union above made a Hive
+     * schema's load take minutes. Distinct values come from the whole table when it has at most {@code maxRows} rows;
+     * a larger table gives none, since values from part of it would pass for all of them where they are compared
+     * exactly. Never throws: values are a hint.
+     */
+    public static Map<String, List<String>> readSmallTable(Connection c, String table, List<String> columns, int limit, int maxRows,
+                                                          UnaryOperator<String> quote, int timeoutSeconds) {
+        StringBuilder sql = new StringBuilder("SELECT ");
+        for (int i = 0; i < columns.size(); i++) sql.append(i == 0 ? "" : ", ").append(quote.apply(columns.get(i)));
+        sql.append(" FROM ").append(table).append(" LIMIT ").append(maxRows + 1);
+        List<java.util.LinkedHashSet<String>> seen = new ArrayList<>();
+        columns.forEach(col -> seen.add(new java.util.LinkedHashSet<>()));
+        try (Statement st = c.createStatement()) {
+            if (timeoutSeconds > 0) st.setQueryTimeout(timeoutSeconds);
+            st.setFetchSize(Math.min(maxRows + 1, 10_000));
+            try (ResultSet rs = st.executeQuery(sql.toString())) {
+                int rows = 0;
+                while (rs.next()) {
+                    if (++rows > maxRows) return Map.of();
+                    for (int i = 0; i < columns.size(); i++) {
+                        String v = rs.getString(i + 1);
+                        if (v != null && seen.get(i).size() < limit) seen.get(i).add(v);
+                    }
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            return Map.of();
+        }
+        Map<String, List<String>> values = new HashMap<>();
+        for (int i = 0; i < columns.size(); i++) {
+            if (!seen.get(i).isEmpty()) values.put(columns.get(i), List.copyOf(seen.get(i)));
+        }
+        return values;
+    }
+
     /** One query for all of {@code columns}; null when the engine refused it. */
     private static Map<String, List<String>> query(Connection c, String table, List<String> columns, int limit,
                                                    UnaryOperator<String> quote, int timeoutSeconds) {

@@ -20,6 +20,11 @@ import java.util.Set;
  * columns with few distinct values are indexed ({@code SELECT DISTINCT … LIMIT n+1}).
  */
 public final class JdbcSchemaCatalogLoader {
+    /**
+     * On Hive the values are read from tables of at most this many rows, without a job ({@link
+     * DistinctValues#readSmallTable}); a DISTINCT per table costs a MapReduce/Tez job each.
+     */
+    static final int HIVE_VALUE_INDEX_MAX_ROWS = 20_000;
     private static final Set<String> SYSTEM_SCHEMAS = Set.of("information_schema", "pg_catalog", "pg_toast", "sys");
     private static final Set<String> TEXT_TYPES = Set.of("varchar", "text", "string", "char", "character varying",
             "character", "bpchar", "enum");
@@ -144,7 +149,8 @@ public final class JdbcSchemaCatalogLoader {
     }
 
     /**
-     * Indexes the values of low-cardinality text columns, a table's columns in one round trip ({@link DistinctValues});
+     * Indexes the values of low-cardinality text columns, a table's columns in one round trip ({@link DistinctValues};
+     * on Hive from the rows of tables up to {@value #HIVE_VALUE_INDEX_MAX_ROWS} rows, without a job per table);
      * a column whose values cannot be read is left unindexed (values are what exact comparisons are checked against,
      * not what makes the catalog).
      */
@@ -161,7 +167,9 @@ public final class JdbcSchemaCatalogLoader {
                 budget--;
             }
             if (text.isEmpty()) continue;
-            Map<String, List<String>> values = DistinctValues.read(c, reference(t), text, max + 1, dialect::quote, 0);
+            Map<String, List<String>> values = dialect == Dialect.HIVE
+                    ? DistinctValues.readSmallTable(c, reference(t), text, max + 1, HIVE_VALUE_INDEX_MAX_ROWS, dialect::quote, 0)
+                    : DistinctValues.read(c, reference(t), text, max + 1, dialect::quote, 0);
             for (String column : text) {
                 List<String> v = values.get(column);
                 if (v != null && v.size() <= max) b.values(t, column, v);

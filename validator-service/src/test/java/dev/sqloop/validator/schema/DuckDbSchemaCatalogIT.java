@@ -72,6 +72,24 @@ class DuckDbSchemaCatalogIT {
         }
     }
 
+    /**
+     * Hive's way to the values (DistinctValues.readSmallTable: the rows as they are, no DISTINCT job), on DuckDB's
+     * data: every distinct value of a table that fits, none of one that does not (a part would pass for the whole).
+     */
+    @Test
+    void shouldReadValuesFromTheRowsOnlyWhenTheWholeTableFits() throws SQLException {
+        try (Connection c = DriverManager.getConnection(url)) {
+            var values = dev.sqloop.common.datasource.DistinctValues.readSmallTable(c, "orders", List.of("status", "note"), 51, 200,
+                    Dialect.DUCKDB::quote, 0);
+            assertEquals(Set.of("shipped", "pending", "cancelled"), Set.copyOf(values.get("status")));
+            assertEquals(51, values.get("note").size(), "capped at the limit: the caller sees more than its maximum and drops it");
+            assertEquals(java.util.Map.of(), dev.sqloop.common.datasource.DistinctValues.readSmallTable(c, "orders", List.of("status"), 51,
+                    199, Dialect.DUCKDB::quote, 0), "200 rows are more than 199: none");
+            assertEquals(java.util.Map.of(), dev.sqloop.common.datasource.DistinctValues.readSmallTable(c, "nowhere", List.of("status"), 51,
+                    199, Dialect.DUCKDB::quote, 0), "a refused query gives none, it does not throw");
+        }
+    }
+
     @Test
     void shouldLoadTablesColumnsAndTypesFromInformationSchema() {
         TableSchema orders = catalog.resolve(ObjectName.of("orders")).orElseThrow();
