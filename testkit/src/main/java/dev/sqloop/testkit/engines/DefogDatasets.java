@@ -41,6 +41,9 @@ public final class DefogDatasets {
     static final int TRINO_LOAD_THREADS = 4;
     private static final Logger LOG = LoggerFactory.getLogger(DefogDatasets.class);
     private static final Set<Integer> TRINO_LOADED = ConcurrentHashMap.newKeySet();
+    /** Written last by a Trino load: a server that has it holds the six databases whole. */
+    static final String TRINO_MARKER_SCHEMA = "sqloop_testkit";
+    static final String TRINO_MARKER_TABLE = "defog_loaded";
     private static final Map<String, Map<String, String>> TRINO_COLUMN_TYPES = new ConcurrentHashMap<>();
 
     private DefogDatasets() {}
@@ -93,13 +96,21 @@ public final class DefogDatasets {
      * Loads the six databases into Trino's memory catalog as {@value TrinoServer#LOADER_USER}, one schema each
      * ({@code memory.<database>}), translated by {@link PostgresToTrino}. Tables are created one after the other,
      * then filled by {@value #TRINO_LOAD_THREADS} concurrent INSERTs: each INSERT costs Trino ~0.1–0.2 s of
-     * planning and scheduling whatever its size, so the load is bound by round trips, not by data. Once per server.
+     * planning and scheduling whatever its size, so the load is bound by round trips, not by data. Once per server:
+     * a marker table written last tells a later JVM of the test run ({@link EngineRun}) that it is done.
      */
     public static synchronized void loadIntoTrino(TrinoServer trino) {
         if (!TRINO_LOADED.add(trino.port())) return;
         long t0 = System.nanoTime();
         List<String> inserts = new ArrayList<>();
         try (Connection c = trino.loader(); Statement st = c.createStatement()) {
+            // the server may be the test run's, loaded by an earlier JVM (EngineRun): its marker says so
+            if (count(st, "SELECT count(*) FROM memory.information_schema.tables WHERE table_schema = '" + TRINO_MARKER_SCHEMA
+                    + "' AND table_name = '" + TRINO_MARKER_TABLE + "'") > 0) {
+                LOG.info("defog databases already in Trino's memory catalog (loaded by an earlier JVM of the test run)");
+                return;
+            }
+            dropPartialTrinoLoad(st);
             for (String db : DATABASES) {
                 PostgresToTrino.Translation t = PostgresToTrino.translate(Files.readString(script(db)), "memory", db);
                 for (String s : t.statements()) {
@@ -136,8 +147,36 @@ public final class DefogDatasets {
         } finally {
             pool.shutdownNow();
         }
+        try (Connection c = trino.loader(); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA IF NOT EXISTS memory." + TRINO_MARKER_SCHEMA);
+            st.execute("CREATE TABLE memory." + TRINO_MARKER_SCHEMA + "." + TRINO_MARKER_TABLE + " AS SELECT 1 AS loaded");
+        } catch (SQLException e) {
+            TRINO_LOADED.remove(trino.port());
+            throw new IllegalStateException("marking the defog load in Trino failed", e);
+        }
         LOG.info("defog databases loaded into Trino's memory catalog in {} ms ({} INSERTs)", (System.nanoTime() - t0) / 1_000_000,
                 inserts.size());
+    }
+
+    /** Tables of a load that did not finish (a JVM that died half way): dropped, with their schemas, before loading again. */
+    private static void dropPartialTrinoLoad(Statement st) throws SQLException {
+        String in = DATABASES.stream().map(d -> "'" + d + "'").collect(java.util.stream.Collectors.joining(", "));
+        List<String> tables = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery("SELECT table_schema, table_name FROM memory.information_schema.tables WHERE table_schema IN ("
+                + in + ")")) {
+            while (rs.next()) tables.add("memory.\"" + rs.getString(1) + "\".\"" + rs.getString(2) + "\"");
+        }
+        if (tables.isEmpty()) return;
+        LOG.warn("dropping {} defog tables of a Trino load that did not finish", tables.size());
+        for (String t : tables) st.execute("DROP TABLE " + t);
+        for (String db : DATABASES) st.execute("DROP SCHEMA IF EXISTS memory.\"" + db + "\"");
+    }
+
+    private static long count(Statement st, String sql) throws SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** A PostgreSQL query on {@code database} in Trino's dialect ({@link PostgresToTrinoQuery}, knowing the column types). */

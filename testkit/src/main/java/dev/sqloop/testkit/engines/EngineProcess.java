@@ -25,16 +25,73 @@ final class EngineProcess implements AutoCloseable {
 
     private final String name;
     private final Path dir;
+    /** Null when attached to a process another JVM started ({@link #attached}). */
     private volatile Process process;
+    private volatile ProcessHandle handle;
+    /** Whether {@link #close()} stops the process: not for an engine of the test run ({@link EngineRun}). */
+    private final boolean owned;
 
-    private EngineProcess(String name, Path dir) {
+    private EngineProcess(String name, Path dir, ProcessHandle handle, boolean owned) {
         this.name = name;
         this.dir = dir;
+        this.handle = handle;
+        this.owned = owned;
     }
 
     /** A fresh temp directory for the server named {@code name} (in messages); the process starts later. */
     static EngineProcess inTempDir(String name, String prefix) throws IOException {
-        return new EngineProcess(name, Files.createTempDirectory(prefix));
+        return new EngineProcess(name, Files.createTempDirectory(prefix), null, true);
+    }
+
+    /**
+     * The engine another JVM of the test run started (its record's process and folder): signals and figures work on
+     * it; {@link #close()} leaves it running, the run stops it.
+     */
+    static EngineProcess attached(String name, Path dir, long pid) {
+        return new EngineProcess(name, dir, ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(name + " " + pid + " is gone")),
+                false);
+    }
+
+    /**
+     * Starts a watchdog that stops process {@code pid} (thawing it first) and deletes {@code dir} once process
+     * {@code owner} has ended, whatever ended it. A shell loop, so that it outlives this JVM.
+     */
+    static void stopWhenGone(long owner, long pid, Path dir) throws IOException {
+        String script = """
+                while kill -0 "$1" 2>/dev/null; do sleep 2; done
+                kill -CONT "$2" 2>/dev/null; kill "$2" 2>/dev/null
+                i=0; while kill -0 "$2" 2>/dev/null && [ $i -lt 20 ]; do sleep 1; i=$((i+1)); done
+                kill -9 "$2" 2>/dev/null
+                rm -rf "$3"
+                """;
+        new ProcessBuilder("sh", "-c", script, "sqloop-engine-watchdog", Long.toString(owner), Long.toString(pid), dir.toString())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /** SIGCONT to a process this JVM did not start (one a crashed test left frozen); nothing if it is gone. */
+    static void resume(long pid) {
+        try {
+            signal(pid, "CONT");
+        } catch (RuntimeException e) {
+            // gone meanwhile
+        }
+    }
+
+    /** Stops a process this JVM did not start: thaws it, SIGTERM, SIGKILL after 20 s. */
+    static void stop(long pid) {
+        ProcessHandle.of(pid).ifPresent(h -> {
+            resume(pid);
+            h.destroy();
+            try {
+                h.onExit().get(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                h.destroyForcibly();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                h.destroyForcibly();
+            }
+        });
     }
 
     Path dir() {
@@ -48,8 +105,11 @@ final class EngineProcess implements AutoCloseable {
     /** Runs {@code command} in the directory, standard output and error going to {@link #logFile()}. */
     void start(List<String> command) throws IOException {
         if (process != null) throw new IllegalStateException(name + " already started");
+        // no standard input: the server may outlive this JVM (EngineRun)
         process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(logFile().toFile()).start();
+        handle = process.toHandle();
     }
 
     /** A check that returns once the server is ready and throws while it is not (its message says why). */
@@ -93,22 +153,23 @@ final class EngineProcess implements AutoCloseable {
     }
 
     boolean alive() {
-        return process != null && process.isAlive();
+        ProcessHandle h = handle;
+        return h != null && h.isAlive();
     }
 
     long pid() {
-        return process.pid();
+        return handle.pid();
     }
 
     /** CPU time the server process has used so far. */
     Duration cpuTime() {
-        return process.info().totalCpuDuration().orElseThrow(() -> new IllegalStateException("no CPU time for " + pid()));
+        return handle.info().totalCpuDuration().orElseThrow(() -> new IllegalStateException("no CPU time for " + pid()));
     }
 
     /** Resident memory of the server process in MB, from /proc (0 where there is none). */
     long rssMegabytes() {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
                 if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
             }
         } catch (IOException | NumberFormatException e) {
@@ -128,10 +189,14 @@ final class EngineProcess implements AutoCloseable {
     }
 
     private void signal(String signal) {
+        signal(pid(), signal);
+    }
+
+    private static void signal(long pid, String signal) {
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
             if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+                throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -141,9 +206,13 @@ final class EngineProcess implements AutoCloseable {
         }
     }
 
-    /** Stops the server (thawing it first: a stopped process does not act on SIGTERM) and deletes its directory. */
+    /**
+     * Stops the server (thawing it first: a stopped process does not act on SIGTERM) and deletes its directory; an
+     * engine of the test run is left running (its watchdog stops it when the run ends).
+     */
     @Override
     public void close() {
+        if (!owned) return;
         Process p = process;
         if (p != null) {
             if (p.isAlive()) {

@@ -51,12 +51,21 @@ public final class HiveServer implements AutoCloseable {
         this.webPort = webPort;
     }
 
-    /** One server per JVM, started on first use (about 20 s) and stopped by a shutdown hook. */
+    /**
+     * The test run's server ({@link EngineRun}: one for every test JVM of {@code ./sqloop test}), else one per JVM,
+     * started on first use (about 20 s) and stopped by a shutdown hook.
+     */
     public static synchronized HiveServer shared() {
         if (shared == null) {
-            shared = start(classpathFile(), Duration.ofSeconds(180));
-            HiveServer s = shared;
-            Runtime.getRuntime().addShutdownHook(new Thread(s::close, "hive-stop"));
+            shared = EngineRun.current().map(run -> run.shared("hive", () -> start(classpathFile(), Duration.ofSeconds(180)),
+                    s -> new EngineRun.Record(s.engine.pid(), s.engine.dir(),
+                            Map.of("port", Integer.toString(s.port), "webPort", Integer.toString(s.webPort))),
+                    r -> new HiveServer(EngineProcess.attached("Hive", r.dir(), r.pid()), r.port("port"), r.port("webPort")),
+                    HiveServer::answersAQuery)).orElseGet(() -> {
+                        HiveServer s = start(classpathFile(), Duration.ofSeconds(180));
+                        Runtime.getRuntime().addShutdownHook(new Thread(s::close, "hive-stop"));
+                        return s;
+                    });
         }
         return shared;
     }

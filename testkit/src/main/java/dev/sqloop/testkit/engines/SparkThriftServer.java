@@ -45,12 +45,20 @@ public final class SparkThriftServer implements AutoCloseable {
         this.port = port;
     }
 
-    /** One server per JVM, started on first use (10–30 s) and stopped by a shutdown hook. */
+    /**
+     * The test run's server ({@link EngineRun}: one for every test JVM of {@code ./sqloop test}), else one per JVM,
+     * started on first use (10–30 s) and stopped by a shutdown hook.
+     */
     public static synchronized SparkThriftServer shared() {
         if (shared == null) {
-            shared = start(Duration.ofSeconds(180));
-            SparkThriftServer s = shared;
-            Runtime.getRuntime().addShutdownHook(new Thread(s::close, "spark-thriftserver-stop"));
+            shared = EngineRun.current().map(run -> run.shared("spark", () -> start(Duration.ofSeconds(180)),
+                    s -> new EngineRun.Record(s.engine.pid(), s.engine.dir(), java.util.Map.of("port", Integer.toString(s.port))),
+                    r -> new SparkThriftServer(EngineProcess.attached("Spark Thrift Server", r.dir(), r.pid()), r.port("port")),
+                    SparkThriftServer::answersAQuery)).orElseGet(() -> {
+                        SparkThriftServer s = start(Duration.ofSeconds(180));
+                        Runtime.getRuntime().addShutdownHook(new Thread(s::close, "spark-thriftserver-stop"));
+                        return s;
+                    });
         }
         return shared;
     }
@@ -85,11 +93,7 @@ public final class SparkThriftServer implements AutoCloseable {
             SparkThriftServer server = new SparkThriftServer(engine, port);
             long t0 = System.nanoTime();
             // ready means a real session answers SELECT 1: the port opens a moment before the session manager is up
-            engine.awaitReady(readyWithin, 500, () -> {
-                try (Connection c = server.connect("default"); Statement st = c.createStatement()) {
-                    st.execute("SELECT 1");
-                }
-            });
+            engine.awaitReady(readyWithin, 500, server::answersAQuery);
             LOG.info("Spark Thrift Server ready on port {} in {} ms ({})", port, (System.nanoTime() - t0) / 1_000_000, dir);
             return server;
         } catch (IOException e) {
@@ -107,6 +111,12 @@ public final class SparkThriftServer implements AutoCloseable {
         Path p = Path.of(f);
         if (!Files.isRegularFile(p)) throw new IllegalStateException(p + " does not exist: build engines/spark-thriftserver first");
         return p;
+    }
+
+    private void answersAQuery() throws SQLException {
+        try (Connection c = connect("default"); Statement st = c.createStatement()) {
+            st.execute("SELECT 1");
+        }
     }
 
     public int port() {

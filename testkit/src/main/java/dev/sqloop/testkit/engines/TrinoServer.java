@@ -57,12 +57,20 @@ public final class TrinoServer implements AutoCloseable {
         this.port = port;
     }
 
-    /** One server per JVM, started on first use (20–90 s) and stopped by a shutdown hook. */
+    /**
+     * The test run's server ({@link EngineRun}: one for every test JVM of {@code ./sqloop test}), else one per JVM,
+     * started on first use (20–90 s) and stopped by a shutdown hook.
+     */
     public static synchronized TrinoServer shared() {
         if (shared == null) {
-            shared = start(home(), Duration.ofSeconds(180));
-            TrinoServer s = shared;
-            Runtime.getRuntime().addShutdownHook(new Thread(s::close, "trino-stop"));
+            shared = EngineRun.current().map(run -> run.shared("trino", () -> start(home(), Duration.ofSeconds(180)),
+                    s -> new EngineRun.Record(s.engine.pid(), s.engine.dir(), java.util.Map.of("port", Integer.toString(s.port))),
+                    r -> new TrinoServer(EngineProcess.attached("Trino", r.dir(), r.pid()), r.port("port")),
+                    TrinoServer::runsAQuery)).orElseGet(() -> {
+                        TrinoServer s = start(home(), Duration.ofSeconds(180));
+                        Runtime.getRuntime().addShutdownHook(new Thread(s::close, "trino-stop"));
+                        return s;
+                    });
         }
         return shared;
     }
