@@ -21,10 +21,13 @@ import java.util.function.UnaryOperator;
  * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino) or the driver's
  * metadata (HiveServer2: Hive, Spark), table and
  * column comments from {@link DatabaseMetaData} remarks, and up to {@link #MAX_SAMPLES} distinct values of text and
- * boolean columns that have no more than that many (low cardinality: statuses, regions, cuisines).
+ * boolean columns that have no more than that many (low cardinality: statuses, regions, cuisines); on Hive, where a
+ * DISTINCT is a job, from the rows of tables up to {@value #HIVE_SAMPLE_MAX_ROWS} rows.
  */
 public final class JdbcSchemaSource implements SchemaSource {
     public static final int MAX_SAMPLES = 5;
+    /** On Hive, samples come from the rows of tables up to this many rows (a larger table shows none). */
+    static final int HIVE_SAMPLE_MAX_ROWS = 20_000;
     private static final Set<String> SYSTEM_SCHEMAS = Set.of("information_schema", "pg_catalog", "pg_toast");
 
     /** Opens a read-only connection to a datasource. */
@@ -47,8 +50,8 @@ public final class JdbcSchemaSource implements SchemaSource {
         try (Connection c = connector.open(datasource)) {
             String product = product(c);
             boolean hive = hiveServer2(c, product);
-            // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples); Spark does not
-            boolean sampled = !hive || product.contains("spark");
+            // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples): it samples rows
+            boolean hiveJobs = hive && !product.contains("spark");
             Map<String, List<String[]>> columns;
             if (hive) {
                 columns = metadataColumns(c);
@@ -67,7 +70,7 @@ public final class JdbcSchemaSource implements SchemaSource {
             List<TableInfo> out = new ArrayList<>();
             for (var e : columns.entrySet()) {
                 String[] st = e.getKey().split("\u0000", 2);
-                Map<String, List<String>> samples = sampled ? samples(c, st[0].isEmpty() ? null : st[0], st[1], e.getValue(), quote) : Map.of();
+                Map<String, List<String>> samples = samples(c, st[0].isEmpty() ? null : st[0], st[1], e.getValue(), quote, hiveJobs);
                 List<ColumnInfo> cols = new ArrayList<>();
                 for (String[] col : e.getValue()) {
                     cols.add(new ColumnInfo(col[0], col[1], columnRemarks.get(st[1] + "." + col[0]),
@@ -177,7 +180,7 @@ public final class JdbcSchemaSource implements SchemaSource {
      * (they do not union with text without a cast).
      */
     private static Map<String, List<String>> samples(Connection c, String schema, String table, List<String[]> columns,
-                                                     UnaryOperator<String> quote) {
+                                                     UnaryOperator<String> quote, boolean hiveJobs) {
         List<List<String>> groups = new ArrayList<>();
         List<String> text = new ArrayList<>();
         groups.add(text);
@@ -188,6 +191,17 @@ public final class JdbcSchemaSource implements SchemaSource {
         }
         String reference = (schema == null ? "" : quote.apply(schema) + ".") + quote.apply(table);
         Map<String, List<String>> out = new HashMap<>();
+        if (hiveJobs) {
+            // Hive: every sampled column in one plain projection of a small table's rows, no job (DistinctValues.readSmallTable)
+            List<String> all = groups.stream().flatMap(List::stream).toList();
+            if (all.isEmpty()) return out;
+            DistinctValues.readSmallTable(c, reference, all, MAX_SAMPLES + 1, HIVE_SAMPLE_MAX_ROWS, quote, 5)
+                    .forEach((column, values) -> {
+                        List<String> low = lowCardinality(values);
+                        if (!low.isEmpty()) out.put(column, low);
+                    });
+            return out;
+        }
         for (List<String> group : groups) {
             if (group.isEmpty()) continue;
             DistinctValues.read(c, reference, group, MAX_SAMPLES + 1, quote, 5)
