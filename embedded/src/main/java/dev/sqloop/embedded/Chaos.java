@@ -7,15 +7,14 @@ import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.embedded.ServiceFleet.Kind;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;
-import dev.sqloop.testkit.ServiceJvm;
 import dev.sqloop.testkit.engines.DemoWarehouse;
 import dev.sqloop.testkit.llm.Latency;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.SimulatedLlm;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +33,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -65,40 +63,8 @@ public final class Chaos {
             """;
     static final int MAX_ATTEMPTS = 3;
     static final String PREFIX = "chaos";
-    private static final Pattern MANAGEMENT = Pattern.compile("management .* on http://127\\.0\\.0\\.1:(\\d+)");
-    private static final Pattern GATEWAY = Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+)");
 
-    /**
-     * A worker kind: the service {@code ./sqloop run} starts, the consumer group that carries its work (none: the
-     * gateway), and any other group the same process consumes in (the generator also reads the {@code regenerate}
-     * lane): a kill redoes what is uncommitted in all of them.
-     */
-    public record Kind(String name, String service, String group, List<String> otherGroups, Map<String, String> extraEnv) {
-        /** Every group whose uncommitted records a kill of this kind redoes. */
-        public List<String> groups() {
-            List<String> all = new java.util.ArrayList<>();
-            if (group != null) all.add(group);
-            all.addAll(otherGroups);
-            return all;
-        }
-    }
-
-    /**
-     * The six kinds a crash test kills, generate and repair as two processes, with their groups under
-     * {@code SQLOOP_GROUP_PREFIX=groupPrefix}; also what {@code PipelineCrashIT} runs.
-     */
-    public static List<Kind> kinds(String groupPrefix) {
-        return List.of(
-                new Kind("fewshot", "fewshot", groupPrefix + "-retrieve-examples", List.of(), Map.of()),
-                new Kind("generate", "generator", groupPrefix + "-generate", List.of(groupPrefix + "-regenerate"),
-                        Map.of("SQLOOP_GENERATOR_WORKERS", "generate")),
-                new Kind("repair", "repair", groupPrefix + "-repair", List.of(), Map.of()),
-                new Kind("validator", "validator", groupPrefix + "-static-validate", List.of(), Map.of()),
-                new Kind("executor", "executor", groupPrefix + "-execute", List.of(), Map.of()),
-                new Kind("gateway", "gateway", null, List.of(), Map.of()));
-    }
-
-    static final List<Kind> KINDS = kinds(PREFIX);
+    static final List<Kind> KINDS = ServiceFleet.kinds(PREFIX);
 
     /** One kill: when, what was final then, and how long until the kind worked again. */
     /**
@@ -131,7 +97,7 @@ public final class Chaos {
         Path root = Path.of(home == null || home.isBlank() ? "." : home);
         Path work = Path.of(args.string("out", root + "/.sqloop/chaos/run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
         Files.createDirectories(work);
-        List<String> classpath = cliClasspath(root);
+        List<String> classpath = ServiceFleet.cliClasspath();
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         DemoBatch demo = DemoBatch.load();
         Map<String, String> gold = new LinkedHashMap<>();
@@ -145,24 +111,13 @@ public final class Chaos {
         System.out.printf("sqloop chaos: %d questions, a kill every %d s (%s), out %s%n", questions, every, String.join(", ", kinds), work.toAbsolutePath());
         SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(gold, DemoBatch.faultMix(), "duckdb", 13), 13).recording(false);
         llm.faults().latency(Latency.lognormal(Duration.ofMillis(args.integer("llm-median-ms", 100)), 0.5));
-        Map<String, ServiceJvm> running = new LinkedHashMap<>();
-        List<ServiceJvm> incarnations = new ArrayList<>();
         try (EmbeddedKafka broker = EmbeddedKafka.start(); Admin admin = KafkaClients.admin(KafkaSettings.of(broker.bootstrapServers()))) {
             KafkaClients.ensureTopics(KafkaSettings.of(broker.bootstrapServers()), Topics.ALL, Duration.ofSeconds(60));
             int gatewayPort = Ports.free();
             Map<String, String> env = environment(broker.bootstrapServers(), warehouse, llm, work, gatewayPort);
-            try {
-                for (Kind k : KINDS) {
-                    Map<String, String> e = new HashMap<>(env);
-                    e.putAll(k.extraEnv());
-                    ServiceJvm s = ServiceJvm.start(k.name(), classpath, List.of("-Xmx512m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED"),
-                            "dev.sqloop.cli.Main", List.of("run", k.service()), e, work.resolve(k.name() + "-1.log"));
-                    running.put(k.name(), s);
-                    incarnations.add(s);
-                }
-                for (Kind k : KINDS) running.get(k.name()).await(k.group() == null ? GATEWAY : MANAGEMENT, Duration.ofSeconds(180));
+            try (ServiceFleet fleet = ServiceFleet.start(PREFIX, work, classpath,
+                    List.of("-Xmx512m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED"), env, Map.of())) {
                 GatewayClient client = new GatewayClient("http://127.0.0.1:" + gatewayPort, null);
-                awaitReady(gatewayPort);
                 long start = System.nanoTime();
                 List<String> batches = submit(client, texts, work);
                 List<Kill> kills = new ArrayList<>();
@@ -171,7 +126,7 @@ public final class Chaos {
                 while ((finished = finished(client, batches)) < questions) {
                     if (System.nanoTime() >= nextKill && !kinds.isEmpty()) {
                         Kind kind = KINDS.stream().filter(k -> k.name().equals(kinds.get(kills.size() % kinds.size()))).findFirst().orElseThrow();
-                        kills.add(kill(kind, running, incarnations, admin, client, batches, work, finished, start));
+                        kills.add(kill(kind, fleet, admin, client, batches, finished, start));
                         Kill k = kills.getLast();
                         System.out.printf("%n  kill %2d: %-9s at %6.1f s, %d/%d final, %s%n", kills.size(), k.kind(), k.atSeconds(),
                                 k.finishedAtKill(), questions, k.describe());
@@ -184,26 +139,14 @@ public final class Chaos {
                 System.err.println();
                 Thread.sleep(3000); // a redone chain may still be on its way to a second final record
                 return verify(client, batches, broker.bootstrapServers(), llm, questions, seconds, kills);
-            } finally {
-                for (ServiceJvm s : running.values()) s.close();
-                llm.close();
             }
-        }
-    }
-
-    /** Until the gateway's {@code /ready} answers 200: its Streams view is running, so submissions are seen. */
-    private static void awaitReady(int port) throws Exception {
-        if (dev.sqloop.testkit.Ports.awaitReady(port, Duration.ofMinutes(3), Duration.ofMillis(200)) != 200) {
-            throw new IllegalStateException("the gateway was not ready within 3 minutes");
+        } finally {
+            llm.close();
         }
     }
 
     private static Map<String, String> environment(String bootstrap, Path warehouse, SimulatedLlm llm, Path work, int gatewayPort) {
-        Map<String, String> env = new HashMap<>();
-        env.put("SQLOOP_BOOTSTRAP_SERVERS", bootstrap);
-        env.put("SQLOOP_MANAGEMENT_HOST", "127.0.0.1");
-        env.put("SQLOOP_MANAGEMENT_PORT", "0");
-        env.put("SQLOOP_GROUP_PREFIX", PREFIX);
+        Map<String, String> env = ServiceFleet.baseEnvironment(bootstrap, PREFIX, gatewayPort, work);
         env.put("SQLOOP_MAX_ATTEMPTS", Integer.toString(MAX_ATTEMPTS));
         env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
         env.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
@@ -211,11 +154,6 @@ public final class Chaos {
         env.put("SQLOOP_LLM_MODEL", "simulated");
         env.put("SQLOOP_LLM_MAX_CONCURRENCY", "64");
         env.put("SQLOOP_FEWSHOT_SHORTCUT_EXACT", "false");
-        env.put("SQLOOP_FEWSHOT_LUCENE_PATH", work.resolve("examples").toString());
-        env.put("SQLOOP_GATEWAY_HOST", "127.0.0.1");
-        env.put("SQLOOP_GATEWAY_PORT", Integer.toString(gatewayPort));
-        env.put("SQLOOP_GATEWAY_STATE_DIR", work.resolve("gateway-state").toString());
-        env.put("SQLOOP_GATEWAY_APPLICATION_ID", PREFIX + "-gateway");
         return env;
     }
 
@@ -241,19 +179,15 @@ public final class Chaos {
         return n;
     }
 
-    private static Kill kill(Kind kind, Map<String, ServiceJvm> running, List<ServiceJvm> incarnations, Admin admin, GatewayClient client,
-                             List<String> batches, Path work, long finishedAtKill, long start) throws Exception {
-        ServiceJvm victim = running.get(kind.name());
+    private static Kill kill(Kind kind, ServiceFleet fleet, Admin admin, GatewayClient client, List<String> batches,
+                             long finishedAtKill, long start) throws Exception {
         long killed = System.nanoTime();
-        victim.kill9();
+        fleet.kill(kind.name());
         Map<TopicPartition, OffsetAndMetadata> atKill = kind.group() == null ? Map.of() : offsets(admin, kind.group());
         long committedAtKill = sum(atKill);
         // a group that has committed nothing yet has not started: its backlog is all still to come, so it is timed
         boolean drained = kind.group() != null && !atKill.isEmpty() && backlog(admin, atKill) == 0;
-        long incarnation = incarnations.stream().filter(s -> s.name().equals(kind.name())).count() + 1;
-        ServiceJvm next = victim.restart(work.resolve(kind.name() + "-" + incarnation + ".log"));
-        running.put(kind.name(), next);
-        incarnations.add(next);
+        fleet.restart(kind.name());
         if (drained) {
             // nothing left on its topic: there is no work whose resumption could be timed
             return new Kill(kind.name(), (killed - start) / 1e9, finishedAtKill, Double.NaN, false);
@@ -350,15 +284,5 @@ public final class Chaos {
         long backlog = 0;
         for (var e : admin.listOffsets(latest).all().get().entrySet()) backlog += e.getValue().offset() - committed.get(e.getKey()).offset();
         return backlog;
-    }
-
-    /** cli's classes and runtime classpath under the checkout, as the launcher runs services. */
-    private static List<String> cliClasspath(Path root) throws Exception {
-        Path cp = root.resolve("cli/target/classpath.txt");
-        if (!Files.isRegularFile(cp)) throw new IllegalStateException(cp + " missing: run through ./sqloop, which builds it");
-        List<String> entries = new ArrayList<>();
-        entries.add(root.resolve("cli/target/classes").toString());
-        entries.addAll(Arrays.asList(Files.readString(cp).strip().split(File.pathSeparator)));
-        return entries;
     }
 }

@@ -80,6 +80,9 @@ public final class PipelineBenchmark {
                                    LLM stops being called and every question is final (cancelled) instead of the limits
               --idle-seconds S     before the batch, measure what the started pipeline burns with no work for S
                                    seconds, by part (default 10; 0 skips): a slow LLM's run pays it per wall second
+              --processes          each service in its own JVM, as ./sqloop run starts it (this JVM: broker, LLM, harness):
+                                   CPU per question and heap per process from the kernel and each service's /metrics
+              --jvm-opts "OPTS"    the services' JVM options with --processes (default "-Xmx768m -XX:+UseG1GC", the compose stack's)
               --out DIR            where timelines go (default $SQLOOP_HOME/.sqloop/bench/pipeline-<time>)
             """;
 
@@ -103,6 +106,9 @@ public final class PipelineBenchmark {
         double cancelAt = Double.parseDouble(args.string("cancel-at", "0"));
         if (cancelAt < 0 || cancelAt >= 1) throw new Args.UsageException("--cancel-at is a fraction of the batch: 0 < F < 1");
         int idleSeconds = args.integer("idle-seconds", 10);
+        boolean processes = args.flag("processes");
+        List<String> jvmOpts = FleetBenchmark.jvmOpts(args.string("jvm-opts", null));
+        if (processes && cancelAt > 0) throw new Args.UsageException("--cancel-at runs in one JVM: leave out --processes");
         if (idleSeconds < 0) throw new Args.UsageException("--idle-seconds is 0 or more");
         Files.createDirectories(out);
         Path warehouse = DemoWarehouse.create(out.resolve("warehouse.duckdb"));
@@ -123,7 +129,7 @@ public final class PipelineBenchmark {
             Exception[] failure = new Exception[1];
             Thread t = Thread.ofPlatform().name("bench-harness").start(() -> {
                 try {
-                    holder[0] = runOnce(s, warehouse, out);
+                    holder[0] = processes ? FleetBenchmark.runOnce(s, warehouse, out, jvmOpts) : runOnce(s, warehouse, out);
                 } catch (Exception e) {
                     failure[0] = e;
                 }
@@ -378,7 +384,7 @@ public final class PipelineBenchmark {
         }
     }
 
-    private static List<String> submit(GatewayClient client, DemoBatch batch, int n, Path work) throws Exception {
+    static List<String> submit(GatewayClient client, DemoBatch batch, int n, Path work) throws Exception {
         List<String> batches = new ArrayList<>();
         int chunk = 10_000;
         for (int from = 0; from < n; from += chunk) {

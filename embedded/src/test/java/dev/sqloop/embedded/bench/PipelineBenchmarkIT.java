@@ -84,6 +84,40 @@ class PipelineBenchmarkIT {
         assertTrue(text.contains("every question final"), text);
     }
 
+    /**
+     * {@code --processes}: the same batch with each service in its own JVM as {@code ./sqloop run} starts it; every
+     * question final once, and the CPU and heap of each process measured from the kernel and the service's metrics.
+     */
+    @Test
+    void shouldMeasureEachServiceInItsOwnProcess(@TempDir Path out) throws Exception {
+        String text = bench("--processes", "--jvm-opts", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1", "--questions", "40",
+                "--regime", "llm", "--llm-median-ms", "50", "--concurrency", "8", "--idle-seconds", "1", "--out", out.toString());
+        Matcher outcomes = Pattern.compile("outcomes +\\{(.*)}").matcher(text);
+        assertTrue(outcomes.find(), text);
+        int total = Pattern.compile("=(\\d+)").matcher(outcomes.group(1)).results().mapToInt(m -> Integer.parseInt(m.group(1))).sum();
+        assertEquals(40, total, "every question final, each counted once");
+        assertTrue(text.contains("each service in its own JVM"), text);
+        double services = 0;
+        for (String kind : List.of("fewshot", "generate", "repair", "validator", "executor", "gateway")) {
+            Matcher row = Pattern.compile("\\n +" + kind + " +(\\d+\\.\\d\\d) +\\d+\\.\\d% +\\d+\\.\\d % +(\\d+) MiB").matcher(text);
+            assertTrue(row.find(), kind + "'s process is measured:\n" + text);
+            double ms = Double.parseDouble(row.group(1));
+            assertTrue(ms > 0, kind + " spent CPU on the batch: " + row.group());
+            assertTrue(Integer.parseInt(row.group(2)) > 0 && Integer.parseInt(row.group(2)) <= 384, kind + "'s heap is sampled, within -Xmx: " + row.group());
+            services += ms;
+        }
+        Matcher itself = Pattern.compile("= sqloop itself +(\\d+\\.\\d\\d)").matcher(text);
+        assertTrue(itself.find(), text);
+        assertEquals(services, Double.parseDouble(itself.group(1)), 0.1, "the services' sum: " + itself.group());
+        Matcher ratio = Pattern.compile("LLM-bound limit .*ratio (\\d+\\.\\d+)").matcher(text);
+        assertTrue(ratio.find(), text);
+        assertTrue(Double.parseDouble(ratio.group(1)) > 0 && Double.parseDouble(ratio.group(1)) <= 1.05, ratio.group());
+        List<String> rows = Files.readString(out.resolve("llm-processes/timeline.csv")).lines().toList();
+        assertTrue(rows.getFirst().contains("generate_cpu_cores,generate_heap_used_mib"), rows.getFirst());
+        assertTrue(rows.size() > 2, "a timeline row per second");
+        assertTrue(Files.readString(out.resolve("llm-processes/timeline.html")).contains("<polyline"));
+    }
+
     /** Runs the benchmark (exit 0) and answers what it printed, echoed to the test's output. */
     private static String bench(String... args) throws Exception {
         PrintStream stdout = System.out;

@@ -6,79 +6,46 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.Topics;
-import dev.sqloop.embedded.Chaos;
-import dev.sqloop.embedded.Chaos.Kind;
+import dev.sqloop.embedded.ServiceFleet;
+import dev.sqloop.embedded.ServiceFleet.Kind;
 import dev.sqloop.testkit.ServiceJvm;
 import dev.sqloop.testkit.TopicDump;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /**
  * The reliability suite's multi-process pipeline: every service in its own JVM started exactly as
  * {@code ./sqloop run SERVICE} starts it (cli's classpath, {@code SQLOOP_*} environment), generate and repair as two
- * processes ({@link Chaos#kinds}), on a broker and an LLM the test owns. It starts them and waits for readiness, submits
+ * processes ({@link ServiceFleet}), on a broker and an LLM the test owns. It starts them and waits for readiness, submits
  * batches through the gateway's API and reads their results back, kills and restarts one kind, scrapes a service's
  * metrics, and scans every incarnation's log, the topics, the results and the traces for secret canaries. Used by
  * {@link PipelineCrashIT} (SIGKILL per kind) and {@link PipelineOutageIT} (LLM storms, warehouse outage, poison).
  */
 final class ForkedPipeline implements AutoCloseable {
-    static final Pattern MANAGEMENT = Pattern.compile("management .* on http://127\\.0\\.0\\.1:(\\d+)");
-    static final Pattern GATEWAY = Pattern.compile("gateway listening on http://127\\.0\\.0\\.1:(\\d+)");
-    private static final HttpClient http = HttpClient.newHttpClient();
-
-    private final List<Kind> kinds;
+    private final ServiceFleet fleet;
     private final Path work;
-    private final Map<String, Map<String, String>> envByKind = new HashMap<>();
-    private final Map<String, ServiceJvm> running = new ConcurrentHashMap<>();
-    private final Map<String, Integer> ports = new ConcurrentHashMap<>();
-    private final Map<String, Integer> incarnationCount = new ConcurrentHashMap<>();
-    private final List<ServiceJvm> incarnations = new ArrayList<>();
     private final GatewayClient client;
 
-    private ForkedPipeline(String prefix, Path work, int gatewayPort) {
-        this.kinds = Chaos.kinds(prefix);
+    private ForkedPipeline(ServiceFleet fleet, Path work, int gatewayPort) {
+        this.fleet = fleet;
         this.work = work;
         this.client = new GatewayClient("http://127.0.0.1:" + gatewayPort, null);
     }
 
-    /**
-     * The settings every service shares: the broker, loopback management on a free port, the group prefix, the gateway
-     * on {@code gatewayPort} with its state under {@code work}, the example store under {@code work}. The caller adds
-     * the LLM and the datasources.
-     */
+    /** {@link ServiceFleet#baseEnvironment}: the caller adds the LLM and the datasources. */
     static Map<String, String> baseEnvironment(String bootstrap, String prefix, int gatewayPort, Path work) {
-        Map<String, String> env = new HashMap<>();
-        env.put("SQLOOP_BOOTSTRAP_SERVERS", bootstrap);
-        env.put("SQLOOP_MANAGEMENT_HOST", "127.0.0.1");
-        env.put("SQLOOP_MANAGEMENT_PORT", "0");
-        env.put("SQLOOP_GROUP_PREFIX", prefix);
-        env.put("SQLOOP_FEWSHOT_LUCENE_PATH", work.resolve("examples").toString());
-        env.put("SQLOOP_GATEWAY_HOST", "127.0.0.1");
-        env.put("SQLOOP_GATEWAY_PORT", Integer.toString(gatewayPort));
-        env.put("SQLOOP_GATEWAY_STATE_DIR", work.resolve("gateway-state").toString());
-        env.put("SQLOOP_GATEWAY_APPLICATION_ID", prefix + "-gateway");
-        return env;
+        return ServiceFleet.baseEnvironment(bootstrap, prefix, gatewayPort, work);
     }
 
     /**
@@ -87,29 +54,18 @@ final class ForkedPipeline implements AutoCloseable {
      */
     static ForkedPipeline start(String prefix, Path work, Map<String, String> env, Map<String, Map<String, String>> perKind)
             throws Exception {
-        ForkedPipeline p = new ForkedPipeline(prefix, work, Integer.parseInt(env.get("SQLOOP_GATEWAY_PORT")));
-        try {
-            for (Kind k : p.kinds) {
-                Map<String, String> e = new HashMap<>(env);
-                e.putAll(k.extraEnv());
-                e.putAll(perKind.getOrDefault(k.name(), Map.of()));
-                p.envByKind.put(k.name(), e);
-                p.launch(k, e);
-            }
-            for (Kind k : p.kinds) p.awaitReady(k.name());
-        } catch (Exception | Error e) {
-            p.close();
-            throw e;
-        }
-        return p;
+        // C1 only and a small serial heap: six JVMs start and run a test's few dozen questions on two cores
+        ServiceFleet fleet = ServiceFleet.start(prefix, work, cliClasspath(),
+                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED"), env, perKind);
+        return new ForkedPipeline(fleet, work, Integer.parseInt(env.get("SQLOOP_GATEWAY_PORT")));
     }
 
     List<Kind> kinds() {
-        return kinds;
+        return fleet.kinds();
     }
 
     Kind kind(String name) {
-        return kinds.stream().filter(k -> k.name().equals(name)).findFirst().orElseThrow();
+        return fleet.kind(name);
     }
 
     GatewayClient client() {
@@ -117,40 +73,12 @@ final class ForkedPipeline implements AutoCloseable {
     }
 
     ServiceJvm jvm(String kind) {
-        return running.get(kind);
-    }
-
-    private void launch(Kind k, Map<String, String> env) throws Exception {
-        int n = incarnationCount.merge(k.name(), 1, Integer::sum);
-        ServiceJvm s = ServiceJvm.start(k.name(), cliClasspath(),
-                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED"),
-                "dev.sqloop.cli.Main", List.of("run", k.service()), env, work.resolve(k.name() + "-" + n + ".log"));
-        running.put(k.name(), s);
-        synchronized (incarnations) {
-            incarnations.add(s);
-        }
-    }
-
-    /** The line a kind logs once it listens: its management port, or the gateway's API port. */
-    static Pattern upLine(String kind) {
-        return kind.equals("gateway") ? GATEWAY : MANAGEMENT;
-    }
-
-    /** Waits until {@code kind}'s current JVM answers 200 on {@code /ready}. */
-    void awaitReady(String kind) throws Exception {
-        ServiceJvm s = running.get(kind);
-        int port = Integer.parseInt(s.await(upLine(kind), Duration.ofSeconds(120)));
-        ports.put(kind, port);
-        int last = dev.sqloop.testkit.Ports.awaitReady(port, Duration.ofSeconds(90), Duration.ofMillis(100));
-        if (last != 200) throw new AssertionError(s.name() + ": /ready answered " + last + "\n" + s.output());
+        return fleet.jvm(kind);
     }
 
     /** SIGKILLs {@code kind}'s JVM; answers it (dead). */
     ServiceJvm kill(String kind) throws InterruptedException {
-        ServiceJvm victim = running.get(kind);
-        victim.kill9();
-        ports.remove(kind);
-        return victim;
+        return fleet.kill(kind);
     }
 
     /**
@@ -158,13 +86,7 @@ final class ForkedPipeline implements AutoCloseable {
      * seconds from its start until it logs its port.
      */
     CompletableFuture<Double> restart(String kind) throws Exception {
-        int n = incarnationCount.merge(kind, 1, Integer::sum);
-        ServiceJvm next = running.get(kind).restart(work.resolve(kind + "-" + n + ".log"));
-        running.put(kind, next);
-        synchronized (incarnations) {
-            incarnations.add(next);
-        }
-        return upAfter(next, upLine(kind));
+        return fleet.restart(kind);
     }
 
     /** Submits {@code texts} on {@code datasource} as one batch, client ids {@code run-<i>}; answers the batch id. */
@@ -211,26 +133,9 @@ final class ForkedPipeline implements AutoCloseable {
         return byId;
     }
 
-    /**
-     * The value of a counter on {@code kind}'s {@code /metrics} (Prometheus text), summed over the series whose labels
-     * contain every {@code labels} entry ({@code stage="generate"}).
-     */
+    /** {@link ServiceFleet#metric}: a counter on {@code kind}'s {@code /metrics}, summed over the matching series. */
     double metric(String kind, String name, String... labels) throws Exception {
-        Integer port = ports.get(kind);
-        if (port == null) {
-            awaitReady(kind);
-            port = ports.get(kind);
-        }
-        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        Pattern line = Pattern.compile("^" + Pattern.quote(name) + "(\\{[^}]*})?\\s+(\\S+)$", Pattern.MULTILINE);
-        double sum = 0;
-        Matcher m = line.matcher(body);
-        while (m.find()) {
-            String tags = m.group(1) == null ? "" : m.group(1);
-            if (Arrays.stream(labels).allMatch(tags::contains)) sum += Double.parseDouble(m.group(2));
-        }
-        return sum;
+        return fleet.metric(kind, name, labels);
     }
 
     // ------------------------------------------------------------------ secrets
@@ -241,10 +146,7 @@ final class ForkedPipeline implements AutoCloseable {
      * many logs were scanned.
      */
     int scanLogs(List<String> canaries, List<String> maskedVariables) {
-        List<ServiceJvm> all;
-        synchronized (incarnations) {
-            all = List.copyOf(incarnations);
-        }
+        List<ServiceJvm> all = fleet.incarnations();
         for (ServiceJvm s : all) {
             String out = s.output();
             for (String v : maskedVariables) {
@@ -287,39 +189,16 @@ final class ForkedPipeline implements AutoCloseable {
 
     /** The tail of every running service's log, for a failure message. */
     String logsOfRunning() {
-        StringBuilder b = new StringBuilder();
-        running.forEach((k, s) -> {
-            String out = s.output();
-            b.append("\n--- ").append(k).append(" (tail) ---\n").append(out, Math.max(0, out.length() - 3000), out.length());
-        });
-        return b.toString();
-    }
-
-    /** Seconds from the start of {@code s} until it logs {@code line} (its management or API port: the JVM is up). */
-    static CompletableFuture<Double> upAfter(ServiceJvm s, Pattern line) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                s.await(line, Duration.ofSeconds(120));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-            return (System.nanoTime() - s.startedNanos()) / 1e9;
-        });
+        return fleet.logsOfRunning();
     }
 
     /** cli's classes and runtime classpath, as the launcher runs them (set by embedded's pom). */
     static List<String> cliClasspath() throws Exception {
-        String classes = System.getProperty("sqloop.cli.classes");
-        Path cp = Path.of(System.getProperty("sqloop.cli.classpath"));
-        assertTrue(Files.isRegularFile(cp), cp + " is written when cli is packaged");
-        List<String> entries = new ArrayList<>();
-        entries.add(classes);
-        entries.addAll(Arrays.asList(Files.readString(cp).strip().split(File.pathSeparator)));
-        return entries;
+        return ServiceFleet.cliClasspath();
     }
 
     @Override
     public void close() {
-        for (ServiceJvm s : running.values()) s.close();
+        fleet.close();
     }
 }

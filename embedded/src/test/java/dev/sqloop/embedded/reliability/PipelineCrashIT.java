@@ -8,7 +8,7 @@ import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
-import dev.sqloop.embedded.Chaos.Kind;
+import dev.sqloop.embedded.ServiceFleet.Kind;
 import dev.sqloop.embedded.DemoBatch;
 import dev.sqloop.testkit.Dirs;
 import dev.sqloop.testkit.EmbeddedKafka;

@@ -1,0 +1,324 @@
+package dev.sqloop.embedded.bench;
+
+import dev.sqloop.cli.GatewayClient;
+import dev.sqloop.common.Topics;
+import dev.sqloop.common.config.KafkaSettings;
+import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.embedded.DemoBatch;
+import dev.sqloop.embedded.ServiceFleet;
+import dev.sqloop.embedded.bench.PipelineBenchmark.ResultCollector;
+import dev.sqloop.embedded.bench.PipelineBenchmark.Settings;
+import dev.sqloop.testkit.EmbeddedKafka;
+import dev.sqloop.testkit.Ports;
+import dev.sqloop.testkit.ServiceJvm;
+import dev.sqloop.testkit.llm.Latency;
+import dev.sqloop.testkit.llm.OracleResponder;
+import dev.sqloop.testkit.llm.SimulatedLlm;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code ./sqloop bench pipeline --processes}: the same batch as the one-JVM run, with every service in its own JVM
+ * as a deployment runs it ({@link ServiceFleet}: {@code ./sqloop run SERVICE} on cli's classpath, generate and repair
+ * apart) and this JVM holding only the broker, the simulated LLM and the harness. Each process's CPU comes from the
+ * kernel's clock for it (no sampling, nothing to apportion), its heap from its own {@code /metrics} along the run: the
+ * CPU per question per service, and whether any service's memory grows with the batch.
+ */
+final class FleetBenchmark {
+    static final String PREFIX = "bench";
+    /** This JVM's part of the run: the broker, the simulated LLM and the harness that submits and reads results. */
+    static final String HOST = "broker + simulated LLM (this JVM)";
+    /** What the compose stack gives each service. */
+    static final String DEFAULT_JVM_OPTS = "-Xmx768m -XX:+UseG1GC";
+
+    private FleetBenchmark() {}
+
+    static PipelineBenchmark.Report runOnce(Settings s, Path warehouse, Path out, List<String> jvmOpts) throws Exception {
+        String name = s.regime() + "-processes";
+        Path work = out.resolve(name);
+        Files.createDirectories(work);
+        List<String> classpath = ServiceFleet.cliClasspath();
+        DemoBatch batch = DemoBatch.load();
+        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7)
+                .recording(false);
+        if (!s.llmMedian().isZero()) llm.faults().latency(Latency.lognormal(s.llmMedian(), 0.5));
+        List<String> jvmArgs = new ArrayList<>(jvmOpts);
+        jvmArgs.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector"));
+        try (llm; EmbeddedKafka broker = EmbeddedKafka.start()) {
+            KafkaClients.ensureTopics(KafkaSettings.of(broker.bootstrapServers()), Topics.ALL, Duration.ofSeconds(60));
+            int gatewayPort = Ports.free();
+            Map<String, String> env = ServiceFleet.baseEnvironment(broker.bootstrapServers(), PREFIX, gatewayPort, work);
+            System.getenv().forEach((k, v) -> {
+                if (k.startsWith("SQLOOP_") && !k.startsWith("SQLOOP_LLM_") && !k.equals("SQLOOP_HOME")) env.put(k, v);
+            });
+            env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
+            env.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
+            env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
+            env.put("SQLOOP_LLM_MODEL", "simulated");
+            env.put("SQLOOP_LLM_MAX_CONCURRENCY", Integer.toString(s.concurrency()));
+            env.put("SQLOOP_FEWSHOT_SHORTCUT_EXACT", "false"); // repeated questions must go to the LLM, not to a captured answer
+            env.put("SQLOOP_REPAIR_PRIORITY_LANE", Boolean.toString(s.lane()));
+            seed(classpath, jvmArgs, env, DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), work);
+            System.err.println("  starting the six services, each in its own JVM ...");
+            try (ServiceFleet fleet = ServiceFleet.start(PREFIX, work, classpath, jvmArgs, env, Map.of())) {
+                GatewayClient client = new GatewayClient("http://127.0.0.1:" + gatewayPort, null);
+                Processes processes = new Processes(fleet);
+                Map<String, Long> idle = idle(processes, s.idleSeconds());
+                ResultCollector results = new ResultCollector(broker.bootstrapServers(), s.questions());
+                long callsBefore = llm.stats().calls();
+                Map<String, KafkaTraffic.Usage> trafficBefore = KafkaTraffic.snapshot(broker.bootstrapServers());
+                Map<String, Long> cpuBefore = processes.cpu();
+                long start = System.nanoTime();
+                Thread sampler = processes.sample(results::finished, start);
+                PipelineBenchmark.submit(client, batch, s.questions(), work);
+                results.await(Duration.ofMinutes(30), start);
+                double seconds = (System.nanoTime() - start) / 1e9;
+                Map<String, Long> cpu = minus(processes.cpu(), cpuBefore);
+                sampler.interrupt();
+                sampler.join(30_000);
+                long calls = llm.stats().calls() - callsBefore;
+                List<String> traffic = KafkaTraffic.perQuestion(
+                        KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(broker.bootstrapServers())), results.finished());
+                processes.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
+                return report(s, results, seconds, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work);
+            }
+        }
+    }
+
+    /** {@code ./sqloop seed FILE --datasource demo} in a JVM of its own, before the services start. */
+    private static void seed(List<String> classpath, List<String> jvmArgs, Map<String, String> env, Path file, Path work) throws Exception {
+        ServiceJvm seed = ServiceJvm.start("seed", classpath, jvmArgs, "dev.sqloop.cli.Main",
+                List.of("seed", file.toString(), "--datasource", PipelineBenchmark.DATASOURCE), env, work.resolve("seed.log"));
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (seed.alive() && System.nanoTime() < deadline) Thread.sleep(100);
+        if (seed.alive()) {
+            seed.kill9();
+            throw new IllegalStateException("seeding the examples took over 3 minutes:\n" + seed.output());
+        }
+    }
+
+    /** CPU nanoseconds per process over {@code seconds} with no work. */
+    private static Map<String, Long> idle(Processes processes, int seconds) throws InterruptedException {
+        if (seconds == 0) return Map.of();
+        Map<String, Long> before = processes.cpu();
+        Thread.sleep(seconds * 1000L);
+        return minus(processes.cpu(), before);
+    }
+
+    private static Map<String, Long> minus(Map<String, Long> after, Map<String, Long> before) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        after.forEach((k, v) -> out.put(k, v - before.getOrDefault(k, 0L)));
+        return out;
+    }
+
+    /**
+     * The fleet's processes and this one: CPU from the kernel (ProcessHandle's total CPU time, this JVM's own process CPU
+     * clock), heap from each service's {@code /metrics} ({@code jvm_memory_used_bytes} over the heap's pools, and
+     * {@code jvm_gc_live_data_size_bytes}, the old generation after the last collection), sampled along the run.
+     */
+    static final class Processes {
+        private final ServiceFleet fleet;
+        // per sample: seconds×1000, finished, then per part (services in start order, then this JVM): cpu ns, heap used, old gen after GC
+        private final List<long[]> rows = new ArrayList<>();
+        private final List<String> parts = new ArrayList<>();
+
+        Processes(ServiceFleet fleet) {
+            this.fleet = fleet;
+            parts.addAll(fleet.running().keySet());
+            parts.add(HOST);
+        }
+
+        List<String> parts() {
+            return parts;
+        }
+
+        /** CPU nanoseconds so far per part. */
+        Map<String, Long> cpu() {
+            Map<String, Long> out = new LinkedHashMap<>();
+            fleet.running().forEach((kind, jvm) -> out.put(kind, ProcessHandle.of(jvm.pid())
+                    .flatMap(p -> p.info().totalCpuDuration()).map(Duration::toNanos).orElse(0L)));
+            out.put(HOST, CpuProfile.processCpuNanos());
+            return out;
+        }
+
+        /** {heap used, old generation after the last GC} of a part, in bytes. */
+        long[] heap(String part) {
+            if (part.equals(HOST)) {
+                var old = java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
+                        .filter(p -> p.getType() == java.lang.management.MemoryType.HEAP && p.getName().contains("Old")).findFirst();
+                return new long[] {java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(),
+                        old.map(p -> p.getCollectionUsage() == null ? 0L : p.getCollectionUsage().getUsed()).orElse(0L)};
+            }
+            try {
+                String text = fleet.metrics(part);
+                return new long[] {(long) ServiceFleet.sum(text, "jvm_memory_used_bytes", "area=\"heap\""),
+                        (long) ServiceFleet.sum(text, "jvm_gc_live_data_size_bytes")};
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the sampler is being stopped: keep the request
+                return new long[] {-1, -1};
+            } catch (Exception e) {
+                return new long[] {-1, -1}; // a service between scrapes' reach (restarting): no sample this time
+            }
+        }
+
+        /** Samples every part once a second (CPU) and every five seconds (heap, scraped as Prometheus would). */
+        Thread sample(java.util.function.IntSupplier finished, long startNanos) {
+            return Thread.ofPlatform().daemon().name("bench-fleet-sampler").start(() -> {
+                long[] lastHeap = new long[parts.size() * 2];
+                for (int tick = 0; !Thread.currentThread().isInterrupted(); tick++) {
+                    Map<String, Long> cpu = cpu();
+                    if (tick % 5 == 0) {
+                        for (int i = 0; i < parts.size() && !Thread.currentThread().isInterrupted(); i++) {
+                            long[] h = heap(parts.get(i));
+                            lastHeap[2 * i] = h[0];
+                            lastHeap[2 * i + 1] = h[1];
+                        }
+                    }
+                    long[] row = new long[2 + 3 * parts.size()];
+                    row[0] = (System.nanoTime() - startNanos) / 1_000_000;
+                    row[1] = finished.getAsInt();
+                    for (int i = 0; i < parts.size(); i++) {
+                        row[2 + 3 * i] = cpu.getOrDefault(parts.get(i), 0L);
+                        row[3 + 3 * i] = lastHeap[2 * i];
+                        row[4 + 3 * i] = lastHeap[2 * i + 1];
+                    }
+                    synchronized (rows) {
+                        rows.add(row);
+                    }
+                    try {
+                        Thread.sleep(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        private List<long[]> rows() {
+            synchronized (rows) {
+                return List.copyOf(rows);
+            }
+        }
+
+        /** The highest heap used sampled for part {@code i}. */
+        long peakHeap(int i) {
+            return rows().stream().mapToLong(r -> r[3 + 3 * i]).max().orElse(0);
+        }
+
+        /** Mean old generation after GC of part {@code i} over quarter {@code q} (0–3) of the run. */
+        long oldGenAfterGc(int i, int q) {
+            List<long[]> all = rows();
+            int n = all.size();
+            if (n == 0) return 0;
+            int from = n * q / 4, to = Math.max(from + 1, n * (q + 1) / 4);
+            return (long) all.subList(from, Math.min(n, to)).stream().mapToLong(r -> r[4 + 3 * i]).filter(v -> v >= 0).average().orElse(0);
+        }
+
+        void write(Path csv, Path html, String title) throws IOException {
+            List<long[]> all = rows();
+            StringBuilder c = new StringBuilder("seconds,finished,questions_per_s");
+            for (String p : parts) {
+                String k = p.equals(HOST) ? "host" : p;
+                c.append(',').append(k).append("_cpu_cores,").append(k).append("_heap_used_mib,").append(k).append("_old_gen_after_gc_mib");
+            }
+            c.append('\n');
+            int n = all.size();
+            double[] t = new double[n], rate = new double[n];
+            double[][] cores = new double[parts.size()][n], heap = new double[parts.size()][n];
+            for (int r = 0; r < n; r++) {
+                long[] row = all.get(r);
+                long[] prev = r == 0 ? row : all.get(r - 1);
+                double dt = Math.max(1, row[0] - prev[0]) / 1000.0;
+                t[r] = row[0] / 1000.0;
+                rate[r] = r == 0 ? 0 : (row[1] - prev[1]) / dt;
+                c.append(String.format(Locale.ROOT, "%.1f,%d,%.1f", t[r], row[1], rate[r]));
+                for (int i = 0; i < parts.size(); i++) {
+                    cores[i][r] = r == 0 ? 0 : (row[2 + 3 * i] - prev[2 + 3 * i]) / 1e9 / dt;
+                    heap[i][r] = row[3 + 3 * i] / 1048576.0;
+                    c.append(String.format(Locale.ROOT, ",%.2f,%.1f,%.1f", cores[i][r], heap[i][r], row[4 + 3 * i] / 1048576.0));
+                }
+                c.append('\n');
+            }
+            Files.writeString(csv, c);
+            Map<String, double[]> cpuSeries = new LinkedHashMap<>(), heapSeries = new LinkedHashMap<>();
+            for (int i = 0; i < parts.size(); i++) {
+                String label = parts.get(i).equals(HOST) ? "broker + LLM" : parts.get(i);
+                cpuSeries.put(label, cores[i]);
+                heapSeries.put(label, heap[i]);
+            }
+            Files.writeString(html, "<!doctype html><html><head><meta charset=\"utf-8\"><title>" + title + "</title></head><body>"
+                    + "<h1>sqloop bench pipeline --processes: " + title + "</h1>"
+                    + LineChart.svg("throughput (questions/s)", t, Map.of("questions/s", rate))
+                    + LineChart.svg("CPU per process (cores)", t, cpuSeries)
+                    + LineChart.svg("heap used per process (MiB, scraped every 5 s)", t, heapSeries)
+                    + "</body></html>\n");
+        }
+    }
+
+    static PipelineBenchmark.Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, Long> idle,
+                                           long llmCalls, SimulatedLlm.Stats llm, Processes processes, List<String> traffic,
+                                           List<String> jvmOpts, Path work) {
+        int n = r.finished();
+        double throughput = n / seconds;
+        double callsPerQuestion = (double) llmCalls / n;
+        double llmSeconds = llm.meanLatency().toNanos() / 1e9;
+        int cores = Runtime.getRuntime().availableProcessors();
+        long total = cpu.values().stream().mapToLong(Long::longValue).sum();
+        double cpuMs = total / 1e6 / n;
+        long[] lat = r.latencies();
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%n== %s regime, each service in its own JVM (%s): %d questions, C = %d, LLM latency %s ==%n",
+                s.regime(), String.join(" ", jvmOpts), n, s.concurrency(),
+                s.llmMedian().isZero() ? "0" : "lognormal median " + s.llmMedian().toMillis() + " ms, sigma 0.5"));
+        b.append(String.format(Locale.ROOT, "  outcomes                %s; average attempts %.2f%n", r.outcomes, (double) r.attempts / n));
+        b.append(String.format(Locale.ROOT, "  throughput              %.1f questions/s (%.1f s wall)%n", throughput, seconds));
+        b.append(String.format(Locale.ROOT, "  end-to-end              p50 %d ms, p95 %d ms, p99 %d ms%n", PipelineBenchmark.percentile(lat, 50),
+                PipelineBenchmark.percentile(lat, 95), PipelineBenchmark.percentile(lat, 99)));
+        b.append(String.format(Locale.ROOT, "  LLM                     %d calls (%.2f per question), mean latency %.0f ms%n", llmCalls, callsPerQuestion,
+                llmSeconds * 1000));
+        if (llmSeconds > 0) {
+            double limit = s.concurrency() / (llmSeconds * callsPerQuestion);
+            b.append(String.format(Locale.ROOT, "  LLM-bound limit         %.1f questions/s = %d / (%.3f s × %.2f); ratio %.2f%n", limit, s.concurrency(),
+                    llmSeconds, callsPerQuestion, throughput / limit));
+        }
+        b.append(String.format(Locale.ROOT, "  CPU                     %.1f ms per question (all processes, %d cores busy %.0f %%); CPU-bound limit %.1f questions/s"
+                        + " = %d cores / %.1f ms; ratio %.2f%n", cpuMs, cores, 100.0 * total / 1e9 / seconds / cores, cores * 1000 / cpuMs, cores, cpuMs,
+                throughput / (cores * 1000 / cpuMs)));
+        b.append("  CPU per question by process (ms, from each process's kernel CPU clock), idle share of a core, heap:\n");
+        b.append(String.format(Locale.ROOT, "    %-34s %8s %7s %9s %12s %22s%n", "process", "ms/q", "share", "idle", "peak heap", "old gen after GC 1st/4th"));
+        double services = 0;
+        List<String> parts = processes.parts();
+        for (int i = 0; i < parts.size(); i++) {
+            String p = parts.get(i);
+            long ns = cpu.getOrDefault(p, 0L);
+            if (!p.equals(HOST)) services += ns / 1e6 / n;
+            String idleShare = idle.isEmpty() ? "-" : String.format(Locale.ROOT, "%.1f %%", 100.0 * idle.getOrDefault(p, 0L) / 1e9 / s.idleSeconds());
+            b.append(String.format(Locale.ROOT, "    %-34s %8.2f %6.1f%% %9s %8d MiB %10d / %d MiB%n", p, ns / 1e6 / n, total == 0 ? 0 : 100.0 * ns / total,
+                    idleShare, processes.peakHeap(i) >> 20, processes.oldGenAfterGc(i, 0) >> 20, processes.oldGenAfterGc(i, 3) >> 20));
+        }
+        b.append(String.format(Locale.ROOT, "    %-34s %8.2f  (the six services: everything but the simulated LLM, the broker and the harness)%n",
+                "= sqloop itself", services));
+        for (int i = 0; i < traffic.size(); i++) {
+            b.append(i == 0 ? "  Kafka                   " : "                            ").append(traffic.get(i)).append('\n');
+        }
+        b.append("  sequential agent        not run with --processes (it calls the stages in this JVM; run without --processes)\n");
+        b.append("  timeline                ").append(work.resolve("timeline.html").toAbsolutePath()).append('\n');
+        return new PipelineBenchmark.Report(s, throughput, PipelineBenchmark.percentile(lat, 50), PipelineBenchmark.percentile(lat, 95),
+                PipelineBenchmark.percentile(lat, 99), r.byAttempts(), b.toString());
+    }
+
+    /** {@code --jvm-opts "…"} split on whitespace, or the compose stack's. */
+    static List<String> jvmOpts(String value) {
+        String v = value == null || value.isBlank() ? DEFAULT_JVM_OPTS : value;
+        return Arrays.stream(v.strip().split("\\s+")).toList();
+    }
+}
