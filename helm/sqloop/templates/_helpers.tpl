@@ -107,6 +107,8 @@ executor:  {run: executor,  topic: execute,           group: execute,           
 {{- define "sqloop.storeEnv" -}}
 - name: SQLOOP_FEWSHOT_STORE
   value: {{ .Values.store.kind | quote }}
+- name: SQLOOP_EMBEDDING_MODEL
+  value: {{ .Values.store.embeddingModel | quote }}
 {{- if eq .Values.store.kind "lucene" }}
 - name: SQLOOP_FEWSHOT_LUCENE_PATH
   value: {{ .Values.store.lucenePath | quote }}

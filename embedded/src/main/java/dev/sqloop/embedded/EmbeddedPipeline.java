@@ -121,8 +121,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
         Map<String, PrometheusMeterRegistry> registries = new LinkedHashMap<>();
         for (String service : List.of(GATEWAY, FEWSHOT, GENERATOR, REPAIR, VALIDATOR, EXECUTOR)) registries.put(service, Metrics.newRegistry());
         Clock clock = Clock.systemUTC();
-        Embedder embedder = new Embedder();
-        ExampleStore store = ExampleStores.open(ExampleStoreConfig.fromEnv(config));
+        ExampleStoreConfig storeConfig = ExampleStoreConfig.fromEnv(config);
+        Embedder embedder = storeConfig.newEmbedder();
+        ExampleStore store = ExampleStores.open(storeConfig);
 
         FewshotWorker fewshot = FewshotWorker.create(config, registries.get(FEWSHOT), clock, embedder, store);
         GeneratorWorker.Options options = GeneratorWorker.Options.fromEnv(config).withSharedStore(embedder, store)

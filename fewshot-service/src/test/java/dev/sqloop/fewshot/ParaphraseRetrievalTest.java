@@ -11,9 +11,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
-/** With the real all-MiniLM-L6-v2 model: a paraphrase finds its twin before any unrelated stored question. */
+/**
+ * With the real all-MiniLM-L6-v2 model, in both of its builds (float and int8, {@code SQLOOP_EMBEDDING_MODEL}): a
+ * paraphrase finds its twin before any unrelated stored question.
+ */
 class ParaphraseRetrievalTest {
     /** Ten labelled pairs: the stored question and a paraphrase a user might ask. */
     static final String[][] PAIRS = {
@@ -31,9 +36,10 @@ class ParaphraseRetrievalTest {
     @TempDir
     Path dir;
 
-    @Test
-    void shouldRetrieveEachParaphraseTwinFirstAndAboveUnrelatedQuestions() {
-        Embedder embedder = TestModel.embedder();
+    @ParameterizedTest
+    @EnumSource(Embedder.Model.class)
+    void shouldRetrieveEachParaphraseTwinFirstAndAboveUnrelatedQuestions(Embedder.Model model) {
+        Embedder embedder = TestModel.embedder(model);
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
             List<StoredExample> stored = new ArrayList<>();
             for (int i = 0; i < PAIRS.length; i++) stored.add(new StoredExample("ds", PAIRS[i][0], "SELECT " + i, "duckdb", "seed", null));
@@ -53,9 +59,10 @@ class ParaphraseRetrievalTest {
         }
     }
 
-    @Test
-    void shouldScoreParaphrasesAboveTheDefaultThresholdAndUnrelatedQuestionsBelowIt() {
-        Embedder embedder = TestModel.embedder();
+    @ParameterizedTest
+    @EnumSource(Embedder.Model.class)
+    void shouldScoreParaphrasesAboveTheDefaultThresholdAndUnrelatedQuestionsBelowIt(Embedder.Model model) {
+        Embedder embedder = TestModel.embedder(model);
         double threshold = FewshotConfig.defaults().minScore();
         int above = 0;
         for (String[] pair : PAIRS) {
@@ -64,5 +71,17 @@ class ParaphraseRetrievalTest {
         assertTrue(above >= 8, above + " of 10 paraphrases reach the threshold " + threshold);
         double unrelated = Embedder.cosine(embedder.embed(PAIRS[0][0]), embedder.embed(PAIRS[6][0]));
         assertTrue(unrelated < threshold, "orders vs Italian restaurants: " + unrelated);
+    }
+
+    /** The int8 build's vectors point where the float build's do: a store written with one still answers the other. */
+    @Test
+    void shouldGiveNearlyTheSameVectorsInBothBuilds() {
+        Embedder full = TestModel.embedder(Embedder.Model.ALL_MINILM_L6_V2), quantized = TestModel.embedder(Embedder.Model.ALL_MINILM_L6_V2_Q);
+        for (String[] pair : PAIRS) {
+            for (String text : pair) {
+                double c = Embedder.cosine(full.embed(text), quantized.embed(text));
+                assertTrue(c > 0.97 && c < 1.0, "the same text in both builds: cosine " + c + " for " + text);
+            }
+        }
     }
 }

@@ -128,7 +128,7 @@ public final class GeneratorWorker implements AutoCloseable {
         }
         ExampleStore store = ExampleStores.open(storeConfig);
         owned.add(store);
-        return new MemoryPastFixes(new ErrorFixMemory(new Embedder(), store, storeConfig.fixMinScore()));
+        return new MemoryPastFixes(new ErrorFixMemory(storeConfig.newEmbedder(), store, storeConfig.fixMinScore()));
     }
 
     /** Not started: the host ({@code ServiceHost} or the embedded pipeline) starts and closes them. */

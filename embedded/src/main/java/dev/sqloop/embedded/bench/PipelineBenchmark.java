@@ -221,7 +221,8 @@ public final class PipelineBenchmark {
             double slotSeconds = slots.busySince();
             Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
             Embedding embedding = Embedding.measure(Embedder.sentences() - sentencesBefore,
-                    batch.items().stream().map(DemoBatch.Item::question).toList());
+                    batch.items().stream().map(DemoBatch.Item::question).toList(),
+                    dev.sqloop.store.ExampleStoreConfig.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)).embeddingModel());
             List<String> traffic = KafkaTraffic.perQuestion(
                     KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers())), results.finished());
             startup.before(profile.before(4));
@@ -260,9 +261,9 @@ public final class PipelineBenchmark {
      * The sentences the run embedded, and the CPU one costs: measured after the run on this platform thread, since
      * the embedding is native code (JFR cannot sample it) on virtual threads (no per-thread CPU clock).
      */
-    record Embedding(long sentences, double cpuMillisEach) {
-        static Embedding measure(long sentences, List<String> questions) {
-            return new Embedding(sentences, sentences == 0 ? 0 : new Embedder().cpuMillisPerSentence(questions, 200));
+    record Embedding(long sentences, double cpuMillisEach, Embedder.Model model) {
+        static Embedding measure(long sentences, List<String> questions, Embedder.Model model) {
+            return new Embedding(sentences, sentences == 0 ? 0 : new Embedder(model).cpuMillisPerSentence(questions, 200), model);
         }
     }
 
@@ -477,9 +478,10 @@ public final class PipelineBenchmark {
         b.append(String.format(Locale.ROOT, "    %-34s %7.2f  (everything but the simulated LLM and the broker; %d samples)%n",
                 "= sqloop itself", pipelineOnly, cpu.getOrDefault("samples", 0L)));
         if (embedding.sentences() > 0) {
-            b.append(String.format(Locale.ROOT, "  embedding               %.2f sentences per question × %.2f ms of CPU each (one thread, measured after the run) "
+            b.append(String.format(Locale.ROOT, "  embedding               %.2f sentences per question × %.2f ms of CPU each (%s, one thread, measured after the run) "
                             + "= %.1f ms per question of ONNX code, which JFR's samples cannot see, so the parts above carry it in proportion%n",
-                    (double) embedding.sentences() / n, embedding.cpuMillisEach(), embedding.sentences() * embedding.cpuMillisEach() / n));
+                    (double) embedding.sentences() / n, embedding.cpuMillisEach(), embedding.model().wireName(),
+                    embedding.sentences() * embedding.cpuMillisEach() / n));
         }
         if (idle.seconds() > 0) {
             b.append(String.format(Locale.ROOT, "  idle cost               %.1f %% of a core with no work (%d s before the batch; JIT %.1f %%), sqloop itself %.1f %%: %.1f ms per question at this run's pace%n",

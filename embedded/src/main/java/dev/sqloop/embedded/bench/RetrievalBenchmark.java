@@ -34,7 +34,7 @@ public final class RetrievalBenchmark {
      * the way a pipeline embeds many questions at once.
      */
     private static void compareSessions(Embedder ours, List<String> sentences, int count) throws Exception {
-        Embedder stock = new Embedder(0);
+        Embedder stock = new Embedder(Embedder.Model.ALL_MINILM_L6_V2, 0);
         stock.embed("warm up");
         int cores = Runtime.getRuntime().availableProcessors();
         for (int callers : new int[] {1, cores}) {
@@ -44,6 +44,28 @@ public final class RetrievalBenchmark {
                             + "%.2f ms (%.2f ms wall) with ONNX Runtime's default session: %.2f× the CPU%n",
                     callers, now[0], now[1], Embedder.THREADS, base[0], base[1], base[0] / now[0]);
         }
+    }
+
+    /**
+     * The int8 build of the model against the float one, both on sqloop's session in this process over the same
+     * sentences: CPU per sentence (one caller), and how close the vectors of the same sentence are.
+     */
+    private static void compareModels(Embedder full, List<String> sentences, int count) throws Exception {
+        Embedder quantized = new Embedder(Embedder.Model.ALL_MINILM_L6_V2_Q);
+        quantized.embed("warm up");
+        double[] f = embeddingCost(full, sentences, count, 1);
+        double[] q = embeddingCost(quantized, sentences, count, 1);
+        double sum = 0, min = 1;
+        int n = Math.min(count, sentences.size());
+        for (int i = 0; i < n; i++) {
+            double c = Embedder.cosine(full.embed(sentences.get(i)), quantized.embed(sentences.get(i)));
+            sum += c;
+            min = Math.min(min, c);
+        }
+        System.out.printf("embedding CPU by model, 1 caller: %.2f ms per text with %s, %.2f ms with %s: %.2f× less; "
+                        + "the same text's vectors at cosine %.4f on average (min %.4f, %d texts)%n",
+                f[0], Embedder.Model.ALL_MINILM_L6_V2.wireName(), q[0], Embedder.Model.ALL_MINILM_L6_V2_Q.wireName(), f[0] / q[0],
+                sum / n, min, n);
     }
 
     /** {process CPU ms per text, wall ms per text} for {@code count} texts embedded by {@code callers} threads. */
@@ -70,7 +92,7 @@ public final class RetrievalBenchmark {
         int large = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int queries = args.length > 1 ? Integer.parseInt(args[1]) : 500;
         Path dir = Files.createTempDirectory("sqloop-retrieval-bench");
-        Embedder embedder = new Embedder();
+        Embedder embedder = new Embedder(Embedder.Model.ALL_MINILM_L6_V2);
         Random random = new Random(42);
         List<String> sentences = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
@@ -86,6 +108,7 @@ public final class RetrievalBenchmark {
         }
         report("embed one question", embed);
         compareSessions(embedder, sentences, queries);
+        compareModels(embedder, sentences, queries);
 
         try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("small"))) {
             List<StoredExample> examples = sentences.stream()
