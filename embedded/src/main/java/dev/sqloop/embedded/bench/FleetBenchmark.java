@@ -214,13 +214,17 @@ final class FleetBenchmark {
             return rows().stream().mapToLong(r -> r[3 + 3 * i]).max().orElse(0);
         }
 
-        /** Mean old generation after GC of part {@code i} over quarter {@code q} (0–3) of the run. */
-        long oldGenAfterGc(int i, int q) {
+        /**
+         * Mean old generation after GC of part {@code i} over quarter {@code q} (0–3) of the run, in MiB, as text: "-"
+         * where the quarter had no value yet (a service reports it once a collection has reached its old generation).
+         */
+        String oldGenAfterGc(int i, int q) {
             List<long[]> all = rows();
             int n = all.size();
-            if (n == 0) return 0;
+            if (n == 0) return "-";
             int from = n * q / 4, to = Math.max(from + 1, n * (q + 1) / 4);
-            return (long) all.subList(from, Math.min(n, to)).stream().mapToLong(r -> r[4 + 3 * i]).filter(v -> v >= 0).average().orElse(0);
+            var mean = all.subList(from, Math.min(n, to)).stream().mapToLong(r -> r[4 + 3 * i]).filter(v -> v > 0).average();
+            return mean.isPresent() ? Long.toString((long) mean.getAsDouble() >> 20) : "-";
         }
 
         void write(Path csv, Path html, String title) throws IOException {
@@ -302,8 +306,8 @@ final class FleetBenchmark {
             long ns = cpu.getOrDefault(p, 0L);
             if (!p.equals(HOST)) services += ns / 1e6 / n;
             String idleShare = idle.isEmpty() ? "-" : String.format(Locale.ROOT, "%.1f %%", 100.0 * idle.getOrDefault(p, 0L) / 1e9 / s.idleSeconds());
-            b.append(String.format(Locale.ROOT, "    %-34s %8.2f %6.1f%% %9s %8d MiB %10d / %d MiB%n", p, ns / 1e6 / n, total == 0 ? 0 : 100.0 * ns / total,
-                    idleShare, processes.peakHeap(i) >> 20, processes.oldGenAfterGc(i, 0) >> 20, processes.oldGenAfterGc(i, 3) >> 20));
+            b.append(String.format(Locale.ROOT, "    %-34s %8.2f %6.1f%% %9s %8d MiB %10s / %s MiB%n", p, ns / 1e6 / n, total == 0 ? 0 : 100.0 * ns / total,
+                    idleShare, processes.peakHeap(i) >> 20, processes.oldGenAfterGc(i, 0), processes.oldGenAfterGc(i, 3)));
         }
         b.append(String.format(Locale.ROOT, "    %-34s %8.2f  (the six services: everything but the simulated LLM, the broker and the harness)%n",
                 "= sqloop itself", services));
