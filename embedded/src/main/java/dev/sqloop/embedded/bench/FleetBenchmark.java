@@ -104,6 +104,8 @@ final class FleetBenchmark {
             seed.kill9();
             throw new IllegalStateException("seeding the examples took over 3 minutes:\n" + seed.output());
         }
+        // the command prints its counts when it has seeded ("read N, seeded N, skipped N"), an error otherwise
+        if (!seed.output().contains(" seeded ")) throw new IllegalStateException("seeding the examples failed:\n" + seed.output());
     }
 
     /** CPU nanoseconds per process over {@code seconds} with no work. */
