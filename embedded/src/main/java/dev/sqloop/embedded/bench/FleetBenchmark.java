@@ -86,10 +86,11 @@ final class FleetBenchmark {
                 sampler.interrupt();
                 sampler.join(30_000);
                 long calls = llm.stats().calls() - callsBefore;
-                List<String> traffic = KafkaTraffic.perQuestion(
-                        KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(broker.bootstrapServers())), results.finished());
+                Map<String, KafkaTraffic.Usage> moved = KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(broker.bootstrapServers()));
+                List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
+                WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
                 processes.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
-                return report(s, results, seconds, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work);
+                return report(s, results, seconds, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine);
             }
         }
     }
@@ -272,7 +273,7 @@ final class FleetBenchmark {
 
     static PipelineBenchmark.Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, Long> idle,
                                            long llmCalls, SimulatedLlm.Stats llm, Processes processes, List<String> traffic,
-                                           List<String> jvmOpts, Path work) {
+                                           List<String> jvmOpts, Path work, WarehouseCost engine) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -313,6 +314,7 @@ final class FleetBenchmark {
         }
         b.append(String.format(Locale.ROOT, "    %-34s %8.2f  (the six services: everything but the simulated LLM, the broker and the harness)%n",
                 "= sqloop itself", services));
+        if (engine.queriesPerQuestion() > 0) b.append("  warehouse               ").append(engine.line(services)).append('\n');
         for (int i = 0; i < traffic.size(); i++) {
             b.append(i == 0 ? "  Kafka                   " : "                            ").append(traffic.get(i)).append('\n');
         }

@@ -223,8 +223,9 @@ public final class PipelineBenchmark {
             Embedding embedding = Embedding.measure(Embedder.sentences() - sentencesBefore,
                     batch.items().stream().map(DemoBatch.Item::question).toList(),
                     dev.sqloop.store.ExampleStoreConfig.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)).embeddingModel());
-            List<String> traffic = KafkaTraffic.perQuestion(
-                    KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers())), results.finished());
+            Map<String, KafkaTraffic.Usage> moved = KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers()));
+            List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
+            WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
             startup.before(profile.before(4));
             Map<String, List<String>> hottest = new TreeMap<>();
             for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 4));
@@ -236,7 +237,7 @@ public final class PipelineBenchmark {
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
             return report(s, results, seconds, cpu, hottest, llmCalls, llmStats, slotSeconds, agent, timeline, work, idle, startup,
-                    traffic, embedding);
+                    traffic, embedding, engine);
         }
     }
 
@@ -422,7 +423,7 @@ public final class PipelineBenchmark {
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
                          long llmCalls, SimulatedLlm.Stats llm, double slotSeconds, Agent.Result agent, Timeline timeline,
-                         Path work, Idle idle, Startup startup, List<String> traffic, Embedding embedding) {
+                         Path work, Idle idle, Startup startup, List<String> traffic, Embedding embedding, WarehouseCost engine) {
         Duration llmMean = llm.meanLatency();
         int n = r.finished();
         double throughput = n / seconds;
@@ -483,6 +484,7 @@ public final class PipelineBenchmark {
                     (double) embedding.sentences() / n, embedding.cpuMillisEach(), embedding.model().wireName(),
                     embedding.sentences() * embedding.cpuMillisEach() / n));
         }
+        if (engine.queriesPerQuestion() > 0) b.append("  warehouse               ").append(engine.line(pipelineOnly)).append('\n');
         if (idle.seconds() > 0) {
             b.append(String.format(Locale.ROOT, "  idle cost               %.1f %% of a core with no work (%d s before the batch; JIT %.1f %%), sqloop itself %.1f %%: %.1f ms per question at this run's pace%n",
                     idle.share(null), idle.seconds(), idle.share(CpuProfile.JIT), idle.sqloopShare(),

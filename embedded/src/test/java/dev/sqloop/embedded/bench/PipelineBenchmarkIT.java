@@ -54,6 +54,7 @@ class PipelineBenchmarkIT {
         assertTrue(embedding.find(), "the embedding JFR cannot see is measured:\n" + text);
         assertTrue(Double.parseDouble(embedding.group(1)) >= 1, "every question is embedded at least once, for retrieval: " + embedding.group());
         assertTrue(Double.parseDouble(embedding.group(2)) > 0, embedding.group());
+        assertWarehouseMeasured(text);
         Matcher start = Pattern.compile("batch accepted at (\\d+\\.\\d+) s; first LLM call at (\\d+\\.\\d+) s; first result at (\\d+\\.\\d+) s").matcher(text);
         assertTrue(start.find(), "the batch's start is timed:\n" + text);
         assertTrue(Double.parseDouble(start.group(2)) <= Double.parseDouble(start.group(3)),
@@ -112,10 +113,25 @@ class PipelineBenchmarkIT {
         Matcher ratio = Pattern.compile("LLM-bound limit .*ratio (\\d+\\.\\d+)").matcher(text);
         assertTrue(ratio.find(), text);
         assertTrue(Double.parseDouble(ratio.group(1)) > 0 && Double.parseDouble(ratio.group(1)) <= 1.05, ratio.group());
+        assertWarehouseMeasured(text);
         List<String> rows = Files.readString(out.resolve("llm-processes/timeline.csv")).lines().toList();
         assertTrue(rows.getFirst().contains("generate_cpu_cores,generate_heap_used_mib"), rows.getFirst());
         assertTrue(rows.size() > 2, "a timeline row per second");
         assertTrue(Files.readString(out.resolve("llm-processes/timeline.html")).contains("<polyline"));
+    }
+
+    /**
+     * The in-process warehouse's own CPU is measured apart: every question executed at least one query (the demo's
+     * gold SQL always runs), each costs some CPU on the measuring thread (DuckDB on one thread runs on the caller's),
+     * and sqloop's figure without it is what is left.
+     */
+    private static void assertWarehouseMeasured(String text) {
+        Matcher engine = Pattern.compile("warehouse +(\\d+\\.\\d\\d) queries per question × (\\d+\\.\\d\\d) ms of DuckDB CPU each.*"
+                + "= (\\d+\\.\\d) ms per question.*sqloop itself without it (-?\\d+\\.\\d) ms").matcher(text);
+        assertTrue(engine.find(), "the warehouse's own work is measured:\n" + text);
+        assertTrue(Double.parseDouble(engine.group(1)) >= 1.0, "every question reached execution at least once: " + engine.group());
+        assertTrue(Double.parseDouble(engine.group(2)) > 0, "a query costs CPU on the calling thread: " + engine.group());
+        assertTrue(Double.parseDouble(engine.group(4)) > 0, engine.group());
     }
 
     /** Runs the benchmark (exit 0) and answers what it printed, echoed to the test's output. */
