@@ -40,6 +40,7 @@ public final class OracleResponder implements Responder {
             "(?i)\\s+GROUP\\s+BY\\s+(.+?)(?=\\s+(?:HAVING|ORDER|LIMIT|QUALIFY|WINDOW|UNION)\\b|\\)|$)", Pattern.DOTALL);
 
     private final Map<String, String> gold;
+    private final Questions.Index index;
     private final Map<String, Fault> assigned;
     private final Map<Fault, Double> mix;
     private final String dialect;
@@ -57,6 +58,7 @@ public final class OracleResponder implements Responder {
 
     private OracleResponder(Map<String, String> gold, Map<String, Fault> assigned, Map<Fault, Double> mix, String dialect, long seed) {
         this.gold = new LinkedHashMap<>(gold);
+        this.index = new Questions.Index(this.gold.keySet());
         this.assigned = Map.copyOf(assigned);
         this.mix = mix.isEmpty() ? Map.of(Fault.NONE, 1.0) : new EnumMap<>(mix);
         this.dialect = dialect.toLowerCase(Locale.ROOT);
@@ -86,12 +88,12 @@ public final class OracleResponder implements Responder {
 
     /** The question a prompt is about, if known. */
     public Optional<String> identify(String userMessage) {
-        return Optional.ofNullable(Questions.identify(gold.keySet(), userMessage));
+        return Optional.ofNullable(index.identify(userMessage));
     }
 
     @Override
     public String respond(ChatCall call) {
-        String question = Questions.identify(gold.keySet(), call.lastUser());
+        String question = index.identify(call.lastUser());
         if (question == null) return ScriptedResponder.UNKNOWN_QUESTION;
         Injection injection = injectionFor(question);
         if (injection.fault() == Fault.NONE) return format(injection.goldSql(), call.jsonMode());
