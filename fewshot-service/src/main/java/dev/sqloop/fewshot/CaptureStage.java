@@ -33,9 +33,17 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
     private final FewshotConfig config;
     private final StageMetrics metrics;
     private final Clock clock;
+    private final QuestionVectors vectors;
 
     public CaptureStage(Embedder embedder, ExampleStore store, FewshotConfig config, StageMetrics metrics, Clock clock) {
+        this(embedder, store, config, metrics, clock, QuestionVectors.NONE);
+    }
+
+    /** @param vectors the questions' vectors retrieval left in this process: a captured question is not embedded again */
+    public CaptureStage(Embedder embedder, ExampleStore store, FewshotConfig config, StageMetrics metrics, Clock clock,
+                        QuestionVectors vectors) {
         super(NAME, QuestionTask.class);
+        this.vectors = vectors;
         this.embedder = embedder;
         this.store = store;
         this.config = config;
@@ -45,6 +53,7 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
 
     @Override
     public Outcome process(QuestionTask task) {
+        float[] retrieved = vectors.take(task.questionId(), task.question()); // taken whatever happens next: nothing stays behind
         if (task.sql() == null || task.sql().isBlank()) return Outcome.drop("no sql");
         if (config.captureRequireRows() && (task.execution() == null || task.execution().rowCount() <= 0)) {
             return Outcome.drop("no rows returned");
@@ -65,7 +74,7 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
         StoredExample captured = new StoredExample(task.datasource(), task.question(), task.sql(), dialect, StoredExample.AUTO,
                 clock.instant(), owner, null, List.of(), false);
         if (!curated && !known) {
-            store.upsert(captured, embedder.embed(task.question()));
+            store.upsert(captured, retrieved != null ? retrieved : embedder.embed(task.question()));
             metrics.capture();
         }
         boolean fixed = task.attempt() > 1 && task.previousSql() != null && !task.previousSql().equals(task.sql());

@@ -63,11 +63,13 @@ public final class FewshotWorker {
                 embedder, SchemaLinker.Settings.fromEnv(env), clock);
         MicrometerStageMetrics metrics = new MicrometerStageMetrics(registry);
         registerExampleGauges(registry, store, datasources, config);
+        // capture takes the vector retrieval computed for the same question in this process instead of embedding it again
+        QuestionVectors vectors = new QuestionVectors(QuestionVectors.DEFAULT_CAPACITY);
         List<StageRunner<?>> runners = List.of(
-                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, metrics),
+                KafkaClients.runner(new RetrieveExamplesStage(embedder, store, linker, new ConstraintExtractor(), config, metrics, vectors),
                         Topics.RETRIEVE_EXAMPLES, kafka, RunnerConfig.fromEnv(env, RetrieveExamplesStage.NAME), registry)
                         .admitting(RunnerConfig.admission(env, kafka, registry)),
-                KafkaClients.runner(new CaptureStage(embedder, store, config, metrics, clock),
+                KafkaClients.runner(new CaptureStage(embedder, store, config, metrics, clock, vectors),
                         Topics.SUCCESS, kafka, RunnerConfig.fromEnv(env, CaptureStage.NAME), registry),
                 KafkaClients.runner(new FeedbackStage(embedder, store, config, clock),
                         Topics.FEEDBACK, kafka, RunnerConfig.fromEnv(env, FeedbackStage.NAME), registry),

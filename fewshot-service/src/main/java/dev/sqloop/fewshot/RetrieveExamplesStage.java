@@ -45,10 +45,18 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
     private final ConstraintExtractor constraints;
     private final FewshotConfig config;
     private final StageMetrics metrics;
+    private final QuestionVectors vectors;
 
     public RetrieveExamplesStage(Embedder embedder, ExampleStore store, SchemaLinker linker, ConstraintExtractor constraints,
                                  FewshotConfig config, StageMetrics metrics) {
+        this(embedder, store, linker, constraints, config, metrics, QuestionVectors.NONE);
+    }
+
+    /** @param vectors where each question's vector is left for capture in this process */
+    public RetrieveExamplesStage(Embedder embedder, ExampleStore store, SchemaLinker linker, ConstraintExtractor constraints,
+                                 FewshotConfig config, StageMetrics metrics, QuestionVectors vectors) {
         super(NAME, QuestionTask.class);
+        this.vectors = vectors;
         this.embedder = embedder;
         this.store = store;
         this.linker = linker;
@@ -61,6 +69,7 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
     public Outcome process(QuestionTask task) throws Exception {
         long start = System.nanoTime();
         float[] vector = embedder.embed(task.question());
+        vectors.put(task.questionId(), task.question(), vector);
         // twice k: near-duplicates are dropped after the search
         // only what the asking tenant may see (shared examples and its own), filtered inside the search
         List<Scored<StoredExample>> hits = config.topK() == 0 ? List.of()

@@ -52,6 +52,37 @@ class CaptureStageTest {
         assertTrue(CaptureStage.previousError(firstTry).isEmpty(), "a first-attempt success fixed nothing");
     }
 
+    /**
+     * Capture stores the vector retrieval left for the same question (no second embedding of it), takes it out whatever
+     * it does, and embeds the question itself when none was left for this very text.
+     */
+    @Test
+    void shouldStoreTheVectorRetrievalLeftForTheQuestionAndEmbedOtherwise() {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
+            Embedder embedder = TestModel.embedder();
+            QuestionVectors vectors = new QuestionVectors(2);
+            float[] left = embedder.embed("a sentence about something else entirely");
+            vectors.put("q", "How many orders?", left);
+            CaptureStage capture = new CaptureStage(embedder, store, FewshotConfig.defaults(), metrics, Clock.systemUTC(), vectors);
+            capture.process(success("How many orders?", "SELECT count(*) FROM orders", 1));
+            assertEquals(0, vectors.size(), "taken");
+            var hit = store.search("shop", "t", left, 1, -1).getFirst();
+            assertEquals("How many orders?", hit.value().question());
+            assertEquals(1.0, hit.score(), 1e-4, "stored with the vector retrieval computed");
+
+            vectors.put("q", "How many customers?", left); // the same id, another text: not this question's vector
+            capture.process(success("How many orders per nation?", "SELECT 1", 1));
+            float[] own = embedder.embed("How many orders per nation?");
+            var second = store.search("shop", "t", own, 1, -1).getFirst();
+            assertEquals("How many orders per nation?", second.value().question());
+            assertEquals(1.0, second.score(), 1e-4, "embedded from its own text");
+            assertEquals(0, vectors.size(), "a wrong entry is dropped too");
+
+            for (String id : List.of("a", "b", "c")) vectors.put(id, "q", left);
+            assertEquals(2, vectors.size(), "bounded: the oldest goes first");
+        }
+    }
+
     @Test
     void shouldCaptureZeroRowSuccessesOnlyWhenConfiguredAndKeepCuratedExamples() {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
