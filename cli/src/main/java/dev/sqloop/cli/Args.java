@@ -12,7 +12,7 @@ public final class Args {
      * {@code ./sqloop retry --batch ID} reads ID as the id ({@code --wait=false} still sets one explicitly).
      */
     static final java.util.Set<String> SWITCHES = java.util.Set.of("batch", "dry-run", "help", "no-share", "print-classpath",
-            "processes", "resubmit", "resume", "retry-failed", "serve", "wait");
+            "processes", "resubmit", "resume", "retry-failed", "serve", "unique", "wait");
 
     /** Every value of each option, in order: a repeated option ({@code --offset 3 --offset 5}) keeps them all. */
     private final Map<String, List<String>> options = new HashMap<>();

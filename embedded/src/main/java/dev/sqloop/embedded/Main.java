@@ -42,7 +42,7 @@ public final class Main {
             usage: ./sqloop bench pipeline|runner|validator|executor|retrieval [options]
 
               pipeline [--questions N] [--regime llm|cpu|both] [--llm-median-ms 800] [--concurrency 256]
-                       [--lane on|off|both] [--agent N] [--processes [--jvm-opts "OPTS"]] [--out DIR]
+                       [--lane on|off|both] [--agent N] [--unique] [--processes [--jvm-opts "OPTS"]] [--out DIR]
                                            the whole pipeline against its LLM-bound and CPU-bound limits,
                                            CPU per stage, heap timeline, speed-up over a sequential agent;
                                            --processes: each service in its own JVM, CPU and heap per process
@@ -56,7 +56,7 @@ public final class Main {
 
     private static int bench(List<String> argv) throws Exception {
         Args.forCommand(argv, BENCH_USAGE, "records", "latency-ms", "in-flight", "no-share", "questions", "regime", "llm-median-ms",
-                "concurrency", "lane", "agent", "out", "cancel-at", "idle-seconds", "processes", "jvm-opts");
+                "concurrency", "lane", "agent", "out", "cancel-at", "idle-seconds", "processes", "jvm-opts", "unique");
         String what = argv.isEmpty() ? "" : argv.get(0);
         Args args = new Args(argv.isEmpty() ? List.of() : argv.subList(1, argv.size()));
         String[] positional = args.positional().toArray(String[]::new);

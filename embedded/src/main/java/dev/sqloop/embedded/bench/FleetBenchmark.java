@@ -48,7 +48,7 @@ final class FleetBenchmark {
         Files.createDirectories(work);
         List<String> classpath = ServiceFleet.cliClasspath();
         DemoBatch batch = DemoBatch.load();
-        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7)
+        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(PipelineBenchmark.gold(batch, s), DemoBatch.faultMix(), "duckdb", 7), 7)
                 .recording(false);
         if (!s.llmMedian().isZero()) llm.faults().latency(Latency.lognormal(s.llmMedian(), 0.5));
         List<String> jvmArgs = new ArrayList<>(jvmOpts);
@@ -79,9 +79,10 @@ final class FleetBenchmark {
                 Map<String, Long> cpuBefore = processes.cpu();
                 long start = System.nanoTime();
                 Thread sampler = processes.sample(results::finished, start);
-                PipelineBenchmark.submit(client, batch, s.questions(), work);
+                PipelineBenchmark.submit(client, batch, s, work);
                 results.await(Duration.ofMinutes(30), start);
                 double seconds = (System.nanoTime() - start) / 1e9;
+                double captureTail = CaptureBacklog.awaitDrained(broker.bootstrapServers(), PREFIX, Duration.ofMinutes(2));
                 Map<String, Long> cpu = minus(processes.cpu(), cpuBefore);
                 sampler.interrupt();
                 sampler.join(30_000);
@@ -90,7 +91,7 @@ final class FleetBenchmark {
                 List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
                 WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
                 processes.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
-                return report(s, results, seconds, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine);
+                return report(s, results, seconds, captureTail, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine);
             }
         }
     }
@@ -271,7 +272,8 @@ final class FleetBenchmark {
         }
     }
 
-    static PipelineBenchmark.Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, Long> idle,
+    static PipelineBenchmark.Report report(Settings s, ResultCollector r, double seconds, double captureTail, Map<String, Long> cpu,
+                                           Map<String, Long> idle,
                                            long llmCalls, SimulatedLlm.Stats llm, Processes processes, List<String> traffic,
                                            List<String> jvmOpts, Path work, WarehouseCost engine) {
         int n = r.finished();
@@ -283,11 +285,12 @@ final class FleetBenchmark {
         double cpuMs = total / 1e6 / n;
         long[] lat = r.latencies();
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%n== %s regime, each service in its own JVM (%s): %d questions, C = %d, LLM latency %s ==%n",
-                s.regime(), String.join(" ", jvmOpts), n, s.concurrency(),
+        b.append(String.format(Locale.ROOT, "%n== %s regime, each service in its own JVM (%s): %d %squestions, C = %d, LLM latency %s ==%n",
+                s.regime(), String.join(" ", jvmOpts), n, s.unique() ? "unique " : "", s.concurrency(),
                 s.llmMedian().isZero() ? "0" : "lognormal median " + s.llmMedian().toMillis() + " ms, sigma 0.5"));
         b.append(String.format(Locale.ROOT, "  outcomes                %s; average attempts %.2f%n", r.outcomes, (double) r.attempts / n));
         b.append(String.format(Locale.ROOT, "  throughput              %.1f questions/s (%.1f s wall)%n", throughput, seconds));
+        b.append(PipelineBenchmark.captureLine(captureTail));
         b.append(String.format(Locale.ROOT, "  end-to-end              p50 %d ms, p95 %d ms, p99 %d ms%n", PipelineBenchmark.percentile(lat, 50),
                 PipelineBenchmark.percentile(lat, 95), PipelineBenchmark.percentile(lat, 99)));
         b.append(String.format(Locale.ROOT, "  LLM                     %d calls (%.2f per question), mean latency %.0f ms%n", llmCalls, callsPerQuestion,
@@ -298,8 +301,9 @@ final class FleetBenchmark {
                     llmSeconds, callsPerQuestion, throughput / limit));
         }
         b.append(String.format(Locale.ROOT, "  CPU                     %.1f ms per question (all processes, %d cores busy %.0f %%); CPU-bound limit %.1f questions/s"
-                        + " = %d cores / %.1f ms; ratio %.2f%n", cpuMs, cores, 100.0 * total / 1e9 / seconds / cores, cores * 1000 / cpuMs, cores, cpuMs,
-                throughput / (cores * 1000 / cpuMs)));
+                        + " = %d cores / %.1f ms; ratio %.2f%n", cpuMs, cores,
+                100.0 * total / 1e9 / PipelineBenchmark.cpuWindow(seconds, captureTail) / cores, cores * 1000 / cpuMs, cores, cpuMs,
+                n / PipelineBenchmark.cpuWindow(seconds, captureTail) / (cores * 1000 / cpuMs)));
         b.append("  CPU per question by process (ms, from each process's kernel CPU clock), idle share of a core, heap:\n");
         b.append(String.format(Locale.ROOT, "    %-34s %8s %7s %9s %12s %22s%n", "process", "ms/q", "share", "idle", "peak heap", "old gen after GC 1st/4th"));
         double services = 0;

@@ -80,6 +80,8 @@ public final class PipelineBenchmark {
                                    LLM stops being called and every question is final (cancelled) instead of the limits
               --idle-seconds S     before the batch, measure what the started pipeline burns with no work for S
                                    seconds, by part (default 10; 0 skips): a slow LLM's run pays it per wall second
+              --unique             each question's text made unique ("… (#i)"): a batch of new questions, so capture embeds
+                                   and stores every success (the default repeats the demo's 40, which capture has seen)
               --processes          each service in its own JVM, as ./sqloop run starts it (this JVM: broker, LLM, harness):
                                    CPU per question and heap per process from the kernel and each service's /metrics
               --jvm-opts "OPTS"    the services' JVM options with --processes (default "-Xmx768m -XX:+UseG1GC", the compose stack's)
@@ -89,8 +91,9 @@ public final class PipelineBenchmark {
     private PipelineBenchmark() {}
 
     /** @param cancelAt the fraction of the batch final when it is cancelled; 0: not cancelled */
+    /** @param unique each question's text made unique ({@link #text}): a batch of new questions, not the demo's 40 again */
     record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt,
-                    int idleSeconds) {}
+                    int idleSeconds, boolean unique) {}
 
     public static int run(Args args) throws Exception {
         int questions = args.integer("questions", 10_000);
@@ -107,6 +110,7 @@ public final class PipelineBenchmark {
         if (cancelAt < 0 || cancelAt >= 1) throw new Args.UsageException("--cancel-at is a fraction of the batch: 0 < F < 1");
         int idleSeconds = args.integer("idle-seconds", 10);
         boolean processes = args.flag("processes");
+        boolean unique = args.flag("unique");
         List<String> jvmOpts = FleetBenchmark.jvmOpts(args.string("jvm-opts", null));
         if (processes && cancelAt > 0) throw new Args.UsageException("--cancel-at runs in one JVM: leave out --processes");
         if (idleSeconds < 0) throw new Args.UsageException("--idle-seconds is 0 or more");
@@ -119,7 +123,8 @@ public final class PipelineBenchmark {
             Duration latency = r.equals("llm") ? median : Duration.ZERO;
             int agent = args.integer("agent", r.equals("llm") ? 30 : 300);
             for (String l : lane.equals("both") ? List.of("off", "on") : List.of(lane)) {
-                runs.add(new Settings(questions, latency, concurrency, l.equals("on"), cancelAt > 0 ? 0 : agent, r, cancelAt, idleSeconds));
+                runs.add(new Settings(questions, latency, concurrency, l.equals("on"), cancelAt > 0 ? 0 : agent, r, cancelAt, idleSeconds,
+                        unique));
             }
         }
         List<Report> reports = new ArrayList<>();
@@ -187,7 +192,7 @@ public final class PipelineBenchmark {
         String name = s.regime() + "-lane-" + (s.lane() ? "on" : "off");
         Path work = out.resolve(name);
         DemoBatch batch = DemoBatch.load();
-        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7)
+        SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(gold(batch, s), DemoBatch.faultMix(), "duckdb", 7), 7)
                 .recording(false);
         if (!s.llmMedian().isZero()) llm.faults().latency(Latency.lognormal(s.llmMedian(), 0.5));
         Map<String, String> settings = new HashMap<>();
@@ -213,11 +218,13 @@ public final class PipelineBenchmark {
             long start = System.nanoTime();
             Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, slots::busySince, start);
             Startup startup = Startup.follow(llm, results, start);
-            List<String> batches = submit(client, batch, s.questions(), work);
+            List<String> batches = submit(client, batch, s, work);
             startup.accepted();
             Cancellation cancellation = s.cancelAt() > 0 ? Cancellation.when(s, results, llm, client, batches, start) : null;
             results.await(Duration.ofMinutes(30), start);
             double seconds = (System.nanoTime() - start) / 1e9;
+            double captureTail = cancellation != null ? 0
+                    : CaptureBacklog.awaitDrained(pipeline.bootstrapServers(), settings.getOrDefault("SQLOOP_GROUP_PREFIX", "sqloop"), Duration.ofMinutes(2));
             double slotSeconds = slots.busySince();
             Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
             Embedding embedding = Embedding.measure(Embedder.sentences() - sentencesBefore,
@@ -237,7 +244,7 @@ public final class PipelineBenchmark {
             if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
             Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
             return report(s, results, seconds, cpu, hottest, llmCalls, llmStats, slotSeconds, agent, timeline, work, idle, startup,
-                    traffic, embedding, engine);
+                    traffic, embedding, engine, captureTail);
         }
     }
 
@@ -386,7 +393,22 @@ public final class PipelineBenchmark {
         }
     }
 
-    static List<String> submit(GatewayClient client, DemoBatch batch, int n, Path work) throws Exception {
+    /** The text of the batch's {@code i}-th question: the demo's, made unique with {@code unique}. */
+    static String text(DemoBatch batch, int i, boolean unique) {
+        String q = batch.items().get(i % batch.items().size()).question();
+        return unique ? q + " (#" + i + ")" : q;
+    }
+
+    /** What the simulated LLM knows: each text the batch will send and its gold SQL. */
+    static Map<String, String> gold(DemoBatch batch, Settings s) {
+        if (!s.unique()) return batch.goldByQuestion();
+        Map<String, String> gold = new HashMap<>();
+        for (int i = 0; i < s.questions(); i++) gold.put(text(batch, i, true), batch.items().get(i % batch.items().size()).goldSql());
+        return gold;
+    }
+
+    static List<String> submit(GatewayClient client, DemoBatch batch, Settings s, Path work) throws Exception {
+        int n = s.questions();
         List<String> batches = new ArrayList<>();
         int chunk = 10_000;
         for (int from = 0; from < n; from += chunk) {
@@ -394,7 +416,7 @@ public final class PipelineBenchmark {
             try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
                 for (int i = from; i < Math.min(n, from + chunk); i++) {
                     DemoBatch.Item item = batch.items().get(i % batch.items().size());
-                    w.write(JsonCodec.encodeToString(Map.of("question", item.question(), "datasource", DATASOURCE,
+                    w.write(JsonCodec.encodeToString(Map.of("question", text(batch, i, s.unique()), "datasource", DATASOURCE,
                             "clientId", item.id() + "-" + i)));
                     w.write('\n');
                 }
@@ -423,7 +445,8 @@ public final class PipelineBenchmark {
 
     static Report report(Settings s, ResultCollector r, double seconds, Map<String, Long> cpu, Map<String, List<String>> hottest,
                          long llmCalls, SimulatedLlm.Stats llm, double slotSeconds, Agent.Result agent, Timeline timeline,
-                         Path work, Idle idle, Startup startup, List<String> traffic, Embedding embedding, WarehouseCost engine) {
+                         Path work, Idle idle, Startup startup, List<String> traffic, Embedding embedding, WarehouseCost engine,
+                         double captureTail) {
         Duration llmMean = llm.meanLatency();
         int n = r.finished();
         double throughput = n / seconds;
@@ -441,11 +464,12 @@ public final class PipelineBenchmark {
         double enginePerQuestion = (double) r.engineMillis / n;
         double overhead = meanE2e - llmPerQuestion - enginePerQuestion;
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%n== %s regime, corrections lane %s: %d questions, C = %d, LLM latency %s ==%n",
-                s.regime(), s.lane() ? "on" : "off", n, s.concurrency(),
+        b.append(String.format(Locale.ROOT, "%n== %s regime, corrections lane %s: %d %squestions, C = %d, LLM latency %s ==%n",
+                s.regime(), s.lane() ? "on" : "off", n, s.unique() ? "unique " : "", s.concurrency(),
                 s.llmMedian().isZero() ? "0" : "lognormal median " + s.llmMedian().toMillis() + " ms, sigma 0.5"));
         b.append(String.format(Locale.ROOT, "  outcomes                %s; average attempts %.2f%n", r.outcomes, (double) r.attempts / n));
         b.append(String.format(Locale.ROOT, "  throughput              %.1f questions/s (%.1f s wall)%n", throughput, seconds));
+        b.append(captureLine(captureTail));
         b.append(String.format(Locale.ROOT, "  end-to-end              p50 %d ms, p95 %d ms, p99 %d ms (batch wall %.0f ms: p50 is %.0f %% of it)%n",
                 p50, p95, p99, seconds * 1000, 100.0 * p50 / (seconds * 1000)));
         b.append("  by attempts             ");
@@ -462,9 +486,10 @@ public final class PipelineBenchmark {
             b.append(slotsLine(ratio, s.concurrency(), seconds, llmCalls, slotSeconds, llmSeconds,
                     llm.meanHandling().toNanos() / 1e9));
         }
+        double cpuSeconds = cpuWindow(seconds, captureTail);
         b.append(String.format(Locale.ROOT, "  CPU                     %.1f ms per question (process, %d cores busy %.0f %%); CPU-bound limit %.1f questions/s = %d cores / %.1f ms; ratio %.2f%n",
-                cpuMsPerQuestion, cores, 100.0 * cpuNanos / 1e9 / seconds / cores, cores * 1000 / cpuMsPerQuestion, cores, cpuMsPerQuestion,
-                throughput / (cores * 1000 / cpuMsPerQuestion)));
+                cpuMsPerQuestion, cores, 100.0 * cpuNanos / 1e9 / cpuSeconds / cores, cores * 1000 / cpuMsPerQuestion, cores, cpuMsPerQuestion,
+                n / cpuSeconds / (cores * 1000 / cpuMsPerQuestion)));
         b.append(String.format(Locale.ROOT, "                          %.2f questions/s per core%n", throughput / cores));
         b.append("  CPU per question by part (ms; JFR samples split the Java threads' CPU, the kernel gives GC/JIT/native):\n");
         double pipelineOnly = 0;
@@ -507,6 +532,20 @@ public final class PipelineBenchmark {
         }
         b.append("  timeline                ").append(work.resolve("timeline.html").toAbsolutePath()).append('\n');
         return new Report(s, throughput, p50, p95, p99, r.byAttempts(), b.toString());
+    }
+
+    /**
+     * The seconds the CPU figures cover: the batch and capture's tail after it (2 minutes when it never caught up). The
+     * ratio to the CPU-bound limit takes the questions over this window, since the CPU per question counts the tail.
+     */
+    static double cpuWindow(double seconds, double captureTail) {
+        return seconds + (Double.isNaN(captureTail) ? 120 : captureTail);
+    }
+
+    /** When capture had learnt from every success, after the last result: its CPU until then is in the run's figures. */
+    static String captureLine(double tail) {
+        return Double.isNaN(tail) ? "  capture                 still behind 2 minutes after the last result: the CPU figures stop there\n"
+                : String.format(Locale.ROOT, "  capture                 caught up %.1f s after the last result (its CPU until then is in the figures below)%n", tail);
     }
 
     static String comparison(List<Report> reports) {

@@ -88,16 +88,18 @@ class PipelineBenchmarkIT {
     /**
      * {@code --processes}: the same batch with each service in its own JVM as {@code ./sqloop run} starts it; every
      * question final once, and the CPU and heap of each process measured from the kernel and the service's metrics.
+     * With {@code --unique}: 40 new questions, not the demo's 40 again.
      */
     @Test
     void shouldMeasureEachServiceInItsOwnProcess(@TempDir Path out) throws Exception {
-        String text = bench("--processes", "--jvm-opts", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1", "--questions", "40",
+        String text = bench("--processes", "--unique", "--jvm-opts", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1", "--questions", "40",
                 "--regime", "llm", "--llm-median-ms", "50", "--concurrency", "8", "--idle-seconds", "1", "--out", out.toString());
         Matcher outcomes = Pattern.compile("outcomes +\\{(.*)}").matcher(text);
         assertTrue(outcomes.find(), text);
         int total = Pattern.compile("=(\\d+)").matcher(outcomes.group(1)).results().mapToInt(m -> Integer.parseInt(m.group(1))).sum();
         assertEquals(40, total, "every question final, each counted once");
-        assertTrue(text.contains("each service in its own JVM"), text);
+        assertTrue(text.contains("each service in its own JVM (-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1): 40 unique questions"),
+                "each text made unique, so the simulated LLM knows 40 new questions and answers each:\n" + text);
         double services = 0;
         for (String kind : List.of("fewshot", "generate", "repair", "validator", "executor", "gateway")) {
             Matcher row = Pattern.compile("\\n +" + kind + " +(\\d+\\.\\d\\d) +\\d+\\.\\d% +\\d+\\.\\d % +(\\d+) MiB").matcher(text);
@@ -121,11 +123,13 @@ class PipelineBenchmarkIT {
     }
 
     /**
-     * The in-process warehouse's own CPU is measured apart: every question executed at least one query (the demo's
+     * Capture's tail is in the CPU window, and the in-process warehouse's own CPU is measured apart: every question executed at least one query (the demo's
      * gold SQL always runs), each costs some CPU on the measuring thread (DuckDB on one thread runs on the caller's),
      * and sqloop's figure without it is what is left.
      */
     private static void assertWarehouseMeasured(String text) {
+        assertTrue(Pattern.compile("capture +caught up \\d+\\.\\d s after the last result").matcher(text).find(),
+                "the CPU window waits for capture to learn from every success:\n" + text);
         Matcher engine = Pattern.compile("warehouse +(\\d+\\.\\d\\d) queries per question × (\\d+\\.\\d\\d) ms of DuckDB CPU each.*"
                 + "= (\\d+\\.\\d) ms per question.*sqloop itself without it (-?\\d+\\.\\d) ms").matcher(text);
         assertTrue(engine.find(), "the warehouse's own work is measured:\n" + text);
