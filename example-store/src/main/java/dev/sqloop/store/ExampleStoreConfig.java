@@ -17,9 +17,11 @@ import java.util.Map;
  * @param embeddingModel the build of all-MiniLM-L6-v2 whose vectors the store holds and its readers query with
  *                       ({@code SQLOOP_EMBEDDING_MODEL}: {@code all-minilm-l6-v2}, the default, or the int8
  *                       {@code all-minilm-l6-v2-q}); every process that embeds for the same store uses the same one
+ * @param luceneCommitGap while Lucene writes overlap, the least time between two commits (they share them)
  */
 public record ExampleStoreConfig(Kind kind, Path lucenePath, String qdrantHost, int qdrantPort, String qdrantApiKey,
-                                 boolean qdrantTls, String qdrantPrefix, double fixMinScore, Embedder.Model embeddingModel) {
+                                 boolean qdrantTls, String qdrantPrefix, double fixMinScore, Embedder.Model embeddingModel,
+                                 java.time.Duration luceneCommitGap) {
 
     public enum Kind { LUCENE, QDRANT }
 
@@ -36,7 +38,8 @@ public record ExampleStoreConfig(Kind kind, Path lucenePath, String qdrantHost, 
                 env.bool("SQLOOP_FEWSHOT_QDRANT_TLS", false),
                 env.string("SQLOOP_FEWSHOT_QDRANT_COLLECTION_PREFIX", "sqloop"),
                 env.decimal("SQLOOP_FEWSHOT_FIX_MIN_SCORE", 0.6),
-                embeddingModel(env.string("SQLOOP_EMBEDDING_MODEL", Embedder.Model.DEFAULT.wireName())));
+                embeddingModel(env.string("SQLOOP_EMBEDDING_MODEL", Embedder.Model.DEFAULT.wireName())),
+                env.duration("SQLOOP_FEWSHOT_LUCENE_COMMIT_GAP", LuceneExampleStore.DEFAULT_COMMIT_GAP));
     }
 
     private static Embedder.Model embeddingModel(String name) {

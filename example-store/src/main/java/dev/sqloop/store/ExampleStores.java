@@ -9,7 +9,7 @@ public final class ExampleStores {
         return switch (config.kind()) {
             case QDRANT -> QdrantExampleStore.connect(config.qdrantHost(), config.qdrantPort(), config.qdrantApiKey(),
                     config.qdrantTls(), config.qdrantPrefix(), Embedder.DIMENSION);
-            case LUCENE -> LuceneExampleStore.open(config.lucenePath());
+            case LUCENE -> LuceneExampleStore.open(config.lucenePath(), config.luceneCommitGap());
         };
     }
 }

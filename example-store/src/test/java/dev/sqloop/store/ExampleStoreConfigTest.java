@@ -20,6 +20,9 @@ class ExampleStoreConfigTest {
         assertEquals(0.6, c.fixMinScore());
         assertFalse(c.shared());
         assertEquals(Embedder.Model.ALL_MINILM_L6_V2_Q, c.embeddingModel(), "the int8 build unless told otherwise");
+        assertEquals(java.time.Duration.ofMillis(200), c.luceneCommitGap());
+        assertEquals(java.time.Duration.ZERO,
+                ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_FEWSHOT_LUCENE_COMMIT_GAP", "0"))).luceneCommitGap());
     }
 
     @Test

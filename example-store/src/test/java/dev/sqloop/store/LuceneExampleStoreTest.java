@@ -70,4 +70,43 @@ class LuceneExampleStoreTest extends ExampleStoreContract {
         }
         assertEquals(threads * each, store.count());
     }
+
+    /**
+     * Overlapping writes (a batch's captures) share commits spaced by the gap instead of one commit each; a lone
+     * writer's every write is committed at once (no wait: nothing else to share the commit with).
+     */
+    @Test
+    void shouldShareCommitsAmongOverlappingWritesAndCommitALoneWriteAtOnce() throws Exception {
+        store.close();
+        store = LuceneExampleStore.open(dir, java.time.Duration.ofMillis(200));
+        long before = generation();
+        for (int i = 0; i < 10; i++) store.upsert(example("shop", "lone " + i, "SELECT " + i), randomVector(500L + i));
+        assertEquals(before + 10, generation(), "a lone writer's writes are committed one by one, without waiting");
+
+        int threads = 16, each = 10;
+        long start = generation();
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        store.upsert(example("shop", "batch " + thread + "-" + i, "SELECT " + i), randomVector(thread * 1000L + i));
+                        assertTrue(store.find("shop", "batch " + thread + "-" + i).isPresent(), "visible when the write returns");
+                    }
+                    return null;
+                }));
+            }
+            for (var f : done) f.get();
+        }
+        long commits = generation() - start;
+        assertTrue(commits <= threads * each / 4, threads * each + " overlapping writes took " + commits + " commits");
+        assertEquals(10 + threads * each, store.count());
+    }
+
+    private long generation() throws java.io.IOException {
+        try (var d = org.apache.lucene.store.FSDirectory.open(dir)) {
+            return org.apache.lucene.index.SegmentInfos.readLatestCommit(d).getGeneration();
+        }
+    }
 }
