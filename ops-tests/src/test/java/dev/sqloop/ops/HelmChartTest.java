@@ -123,6 +123,10 @@ class HelmChartTest {
         assertEquals("generate", env(container(full.get("Deployment", "test-sqloop-generator")), "SQLOOP_GENERATOR_WORKERS"));
         assertEquals("repair", env(container(full.get("Deployment", "test-sqloop-repair")), "SQLOOP_GENERATOR_WORKERS"));
         assertEquals("https://api.openai.com/v1", env(container(full.get("Deployment", "test-sqloop-repair")), "SQLOOP_LLM_BASE_URL"));
+        // the processes that embed for the example store embed with the same model
+        for (String embeds : List.of("test-sqloop-fewshot", "test-sqloop-repair")) {
+            assertEquals("all-minilm-l6-v2-q", env(container(full.get("Deployment", embeds)), "SQLOOP_EMBEDDING_MODEL"), embeds);
+        }
         // datasources: full settings for services with connections, dialects alone for the others
         JsonNode fullCm = full.get("ConfigMap", "test-sqloop-datasources-full").path("data");
         assertEquals("jdbc:trino://trino:8080/hive/sales", fullCm.path("SQLOOP_DATASOURCE_DW_URL").asText());
