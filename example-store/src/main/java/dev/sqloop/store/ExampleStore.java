@@ -60,6 +60,12 @@ public interface ExampleStore extends AutoCloseable {
     /** Inserts or replaces an error→fix pair (same datasource, error text and fixed SQL). */
     void upsertFix(ErrorFix fix, float[] errorVector);
 
+    /**
+     * Whether the pair of this datasource, error text and fixed SQL is stored: a fix learnt before need not be embedded
+     * and written again (a batch repeats its mistakes).
+     */
+    boolean hasFix(String datasource, String errorText, String fixedSql);
+
     /** Up to {@code k} error→fix pairs of the datasource whose error resembles this one, best first. */
     List<Scored<ErrorFix>> searchFixes(String datasource, float[] errorVector, int k, double minScore);
 

@@ -191,6 +191,11 @@ public final class LuceneExampleStore implements ExampleStore {
     }
 
     @Override
+    public boolean hasFix(String datasource, String errorText, String fixedSql) {
+        return countOf(new TermQuery(new Term(ID, StoreIds.fixId(datasource, errorText, fixedSql).toString()))) > 0;
+    }
+
+    @Override
     public List<Scored<ErrorFix>> searchFixes(String datasource, float[] errorVector, int k, double minScore) {
         return knn(KIND_FIX, datasource, null, errorVector, k, minScore, d -> new ErrorFix(d.get(DATASOURCE), d.get("error"),
                 d.get("category"), d.get("failed_sql"), d.get("fixed_sql"), d.get("dialect"), d.get("question"),

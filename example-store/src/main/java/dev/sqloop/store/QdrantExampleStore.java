@@ -194,6 +194,11 @@ public final class QdrantExampleStore implements ExampleStore {
     }
 
     @Override
+    public boolean hasFix(String datasource, String errorText, String fixedSql) {
+        return !retrieve(fixes, StoreIds.fixId(datasource, errorText, fixedSql)).isEmpty();
+    }
+
+    @Override
     public List<Scored<ErrorFix>> searchFixes(String datasource, float[] errorVector, int k, double minScore) {
         return search(fixes, Filter.newBuilder().addMust(matchKeyword("datasource", datasource)).build(), errorVector, k, minScore, p -> new ErrorFix(str(p, "datasource"), str(p, "error"),
                 str(p, "category"), str(p, "failed_sql"), str(p, "fixed_sql"), str(p, "dialect"), str(p, "question"),

@@ -141,9 +141,13 @@ abstract class ExampleStoreContract {
         store.upsert(example("shop", "How many orders?", "SELECT 1"), err);
         ErrorFix fix = new ErrorFix("shop", "Column \"ordr_id\" not found", "column_not_found", "SELECT ordr_id FROM orders",
                 "SELECT order_id FROM orders", "duckdb", "list order ids", Instant.parse("2026-01-02T00:00:00Z"));
+        assertFalse(store.hasFix("shop", fix.errorText(), fix.fixedSql()));
         store.upsertFix(fix, err);
         store.upsertFix(fix, err);
         assertEquals(1, store.countFixes(), "same error fixed the same way is stored once");
+        assertTrue(store.hasFix("shop", fix.errorText(), fix.fixedSql()));
+        assertFalse(store.hasFix("hr", fix.errorText(), fix.fixedSql()), "another datasource's");
+        assertFalse(store.hasFix("shop", fix.errorText(), "SELECT order_id FROM orders LIMIT 1"), "another fix of the same error");
         assertEquals(1, store.count());
         List<Scored<ErrorFix>> hits = store.searchFixes("shop", near(err, 6, 0.05), 3, 0.5);
         assertEquals(List.of(fix), hits.stream().map(Scored::value).toList());

@@ -79,8 +79,10 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
         }
         boolean fixed = task.attempt() > 1 && task.previousSql() != null && !task.previousSql().equals(task.sql());
         Optional<String[]> error = fixed ? previousError(task) : Optional.empty();
-        error.ifPresent(e -> store.upsertFix(new ErrorFix(task.datasource(), e[1], e[0], task.previousSql(), task.sql(),
-                dialect, task.question(), clock.instant()), embedder.embed(e[1])));
+        // the same fix of the same error learnt before (a batch repeats its mistakes): no embedding, no index write
+        error.filter(e -> !store.hasFix(task.datasource(), e[1], task.sql()))
+                .ifPresent(e -> store.upsertFix(new ErrorFix(task.datasource(), e[1], e[0], task.previousSql(), task.sql(),
+                        dialect, task.question(), clock.instant()), embedder.embed(e[1])));
         String what = error.isPresent() ? " with error-fix pair" : "";
         if (curated) return Outcome.drop("curated example kept" + what);
         return known ? Outcome.drop("already captured" + what) : ExampleTopic.published("captured", captured);

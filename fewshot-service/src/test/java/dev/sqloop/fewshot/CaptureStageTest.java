@@ -148,4 +148,34 @@ class CaptureStageTest {
             assertEquals(1, store.count());
         }
     }
+
+    /**
+     * A repair fixing a mistake already learnt (same error, same fixed SQL) is not embedded nor written again: the
+     * stored pair stays the first one learnt, with its question.
+     */
+    @Test
+    void shouldLearnTheSameErrorFixOnce() {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
+            Embedder embedder = TestModel.embedder();
+            CaptureStage capture = new CaptureStage(embedder, store, FewshotConfig.defaults(), metrics, Clock.systemUTC());
+            String error = "column ordr_id not found";
+            capture.process(repaired("q-1", "How many orders?", error, "SELECT count(order_id) FROM orders"));
+            capture.process(repaired("q-2", "Number of orders?", error, "SELECT count(order_id) FROM orders"));
+            assertEquals(1, store.countFixes());
+            var fixes = store.searchFixes("shop", embedder.embed(error), 3, 0.5);
+            assertEquals("How many orders?", fixes.getFirst().value().question(), "the pair learnt first, not rewritten");
+            assertEquals(2, store.count(), "both questions captured");
+
+            capture.process(repaired("q-3", "Count the orders", error, "SELECT count(*) FROM orders"));
+            assertEquals(2, store.countFixes(), "the same error fixed another way is a new pair");
+            assertTrue(store.hasFix("shop", error, "SELECT count(*) FROM orders"));
+        }
+    }
+
+    private static QuestionTask repaired(String id, String question, String error, String fixed) {
+        return QuestionTask.create(id, "t", "shop", question, 3, Instant.now()).withSql("SELECT count(ordr_id) FROM orders", null)
+                .withIssues(List.of(Issue.of("execute", ErrorCategory.COLUMN_NOT_FOUND, error)))
+                .nextAttempt("Failed SQL:\nSELECT count(ordr_id) FROM orders").withSql(fixed, null)
+                .withExecution(new Execution(List.of("c"), List.of("INTEGER"), 1, List.of(), 1));
+    }
 }
