@@ -28,7 +28,8 @@ class MemoryPastFixesTest {
                     "SELECT category FROM products", "duckdb", "Which categories exist?", Instant.now()), embedder.embed(error));
             store.upsertFix(new ErrorFix("other", error, "column_not_found", "SELECT x", "SELECT y", "duckdb", "q", Instant.now()),
                     embedder.embed(error));
-            MemoryPastFixes fixes = new MemoryPastFixes(new ErrorFixMemory(embedder, store, 0.5));
+            ErrorFixMemory memory = new ErrorFixMemory(embedder, store, 0.5);
+            MemoryPastFixes fixes = new MemoryPastFixes(memory);
 
             Issue now = new Issue("execute", ErrorCategory.COLUMN_NOT_FOUND,
                     "Binder Error: Referenced column \"categori\" not found in FROM clause! Candidate bindings: \"category\"", "categori", List.of("category"));
@@ -37,6 +38,9 @@ class MemoryPastFixesTest {
             assertEquals("SELECT category FROM products", found.getFirst().fixedSql());
             assertTrue(fixes.similar("shop", Dialect.DUCKDB, Issue.of("execute", ErrorCategory.TIMEOUT, "query exceeded 30 s")).isEmpty(),
                     "an unrelated error finds nothing above the threshold");
+            assertEquals(2, memory.embedded());
+            assertEquals(found, fixes.similar("shop", Dialect.DUCKDB, now), "the same error again: the same fixes");
+            assertEquals(2, memory.embedded(), "and its vector from the cache, not the model");
 
             QuestionTask failed = QuestionTask.create("q", "t", "shop", "List the product categories", 3, Instant.now())
                     .withSql("SELECT categori FROM products", null).withIssues(List.of(now));
