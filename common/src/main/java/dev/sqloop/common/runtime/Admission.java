@@ -69,6 +69,39 @@ public interface Admission extends AutoCloseable {
         return new Backlog(kafka, groups, maxBacklog, interval, registry);
     }
 
+    /**
+     * Records waiting for their group: Σ over each group's topic's partitions of end offset − the group's committed offset
+     * (the log start when it has none), read from the broker as any lag monitor does.
+     *
+     * @param topicByGroup consumer group → the topic it reads
+     */
+    static long backlog(Admin admin, Map<String, String> topicByGroup, Duration timeout) throws Exception {
+        long ms = timeout.toMillis();
+        Map<String, TopicDescription> topics = admin.describeTopics(topicByGroup.values()).allTopicNames().get(ms, TimeUnit.MILLISECONDS);
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        topicByGroup.forEach((group, topic) -> {
+            var partitions = topics.get(topic).partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            specs.put(group, new ListConsumerGroupOffsetsSpec().topicPartitions(partitions));
+            partitions.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+        });
+        Map<TopicPartition, Long> committed = new HashMap<>();
+        admin.listConsumerGroupOffsets(specs).all().get(ms, TimeUnit.MILLISECONDS).values().forEach(offsets ->
+                offsets.forEach((tp, o) -> {
+                    if (o != null) committed.put(tp, o.offset());
+                }));
+        Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+        latest.keySet().stream().filter(tp -> !committed.containsKey(tp)).forEach(tp -> earliest.put(tp, OffsetSpec.earliest()));
+        if (!earliest.isEmpty()) {
+            admin.listOffsets(earliest).all().get(ms, TimeUnit.MILLISECONDS).forEach((tp, o) -> committed.put(tp, o.offset()));
+        }
+        long total = 0;
+        for (var e : admin.listOffsets(latest).all().get(ms, TimeUnit.MILLISECONDS).entrySet()) {
+            total += Math.max(0, e.getValue().offset() - committed.get(e.getKey()));
+        }
+        return total;
+    }
+
     /** The backlog on the question path, read by a daemon thread; see {@link Admission}. */
     final class Backlog implements Admission {
         private static final Logger log = LoggerFactory.getLogger(Backlog.class);
@@ -135,33 +168,9 @@ public interface Admission extends AutoCloseable {
             }
         }
 
-        /** Σ over the path's partitions of end offset − the group's committed offset (the log start when none). */
+        /** The question path's backlog now ({@link Admission#backlog}). */
         long read() throws Exception {
-            long timeout = Math.max(1_000, interval.toMillis() * 5);
-            Map<String, TopicDescription> topics = admin.describeTopics(topicByGroup.values()).allTopicNames()
-                    .get(timeout, TimeUnit.MILLISECONDS);
-            Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            topicByGroup.forEach((group, topic) -> {
-                var partitions = topics.get(topic).partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-                specs.put(group, new ListConsumerGroupOffsetsSpec().topicPartitions(partitions));
-                partitions.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
-            });
-            Map<TopicPartition, Long> committed = new HashMap<>();
-            admin.listConsumerGroupOffsets(specs).all().get(timeout, TimeUnit.MILLISECONDS).values().forEach(offsets ->
-                    offsets.forEach((tp, o) -> {
-                        if (o != null) committed.put(tp, o.offset());
-                    }));
-            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-            latest.keySet().stream().filter(tp -> !committed.containsKey(tp)).forEach(tp -> earliest.put(tp, OffsetSpec.earliest()));
-            if (!earliest.isEmpty()) {
-                admin.listOffsets(earliest).all().get(timeout, TimeUnit.MILLISECONDS).forEach((tp, o) -> committed.put(tp, o.offset()));
-            }
-            long total = 0;
-            for (var e : admin.listOffsets(latest).all().get(timeout, TimeUnit.MILLISECONDS).entrySet()) {
-                total += Math.max(0, e.getValue().offset() - committed.get(e.getKey()));
-            }
-            return total;
+            return Admission.backlog(admin, topicByGroup, Duration.ofMillis(Math.max(1_000, interval.toMillis() * 5)));
         }
 
         @Override
