@@ -124,7 +124,7 @@ public final class LuceneExampleStore implements ExampleStore {
     @Override
     public boolean delete(String datasource, String question, String owner) {
         String id = StoreIds.exampleId(datasource, question, owner).toString();
-        boolean existed = countOf(new TermQuery(new Term(ID, id))) > 0;
+        boolean existed = exists(id);
         write(() -> writer.deleteDocuments(new Term(ID, id)));
         return existed;
     }
@@ -192,7 +192,7 @@ public final class LuceneExampleStore implements ExampleStore {
 
     @Override
     public boolean hasFix(String datasource, String errorText, String fixedSql) {
-        return countOf(new TermQuery(new Term(ID, StoreIds.fixId(datasource, errorText, fixedSql).toString()))) > 0;
+        return exists(StoreIds.fixId(datasource, errorText, fixedSql).toString());
     }
 
     @Override
@@ -225,7 +225,7 @@ public final class LuceneExampleStore implements ExampleStore {
 
     @Override
     public boolean isMarkedWrong(String datasource, String question, String owner) {
-        return countOf(new TermQuery(new Term(ID, "wrong:" + StoreIds.exampleId(datasource, question, owner)))) > 0;
+        return exists("wrong:" + StoreIds.exampleId(datasource, question, owner));
     }
 
     /** Merges the index into one segment: one HNSW graph searches faster than many (benchmarks, after seeding). */
@@ -276,6 +276,11 @@ public final class LuceneExampleStore implements ExampleStore {
             }
             return out;
         });
+    }
+
+    /** Whether a document with this id is stored. */
+    private boolean exists(String id) {
+        return countOf(new TermQuery(new Term(ID, id))) > 0;
     }
 
     private long countOf(Query q) {
