@@ -216,14 +216,14 @@ final class FleetBenchmark {
         /**
          * CPU per question of each part over the second half of the results (from the sample where half the batch was
          * final to the one where all was): the JIT mostly done and the batch submitted, what a long run settles to.
-         * Empty when the run was too short to have samples on both sides.
+         * Null when the run was too short to have samples on both sides.
          */
-        Map<String, Double> steadyCpuMs(int questions) {
-            return steadyCpuMs(rows(), parts, questions);
+        Steady steady(int questions) {
+            return steady(rows(), parts, questions);
         }
 
-        /** As {@link #steadyCpuMs(int)}, over sampled rows (seconds×1000, finished, then cpu ns, heap, old gen per part). */
-        static Map<String, Double> steadyCpuMs(List<long[]> all, List<String> parts, int questions) {
+        /** As {@link #steady(int)}, over sampled rows (seconds×1000, finished, then cpu ns, heap, old gen per part). */
+        static Steady steady(List<long[]> all, List<String> parts, int questions) {
             int from = -1, to = -1;
             for (int r = 0; r < all.size(); r++) {
                 if (from < 0 && all.get(r)[1] >= questions / 2) from = r;
@@ -233,13 +233,12 @@ final class FleetBenchmark {
                 }
             }
             if (to < 0) to = all.size() - 1;
-            Map<String, Double> out = new LinkedHashMap<>();
-            if (from < 0 || to <= from || all.get(to)[1] <= all.get(from)[1]) return out;
+            if (from < 0 || to <= from || all.get(to)[1] <= all.get(from)[1]) return null;
             long[] a = all.get(from), z = all.get(to);
             double finished = z[1] - a[1];
-            out.put("questions/s", finished / Math.max(1, z[0] - a[0]) * 1000);
-            for (int i = 0; i < parts.size(); i++) out.put(parts.get(i), (z[2 + 3 * i] - a[2 + 3 * i]) / 1e6 / finished);
-            return out;
+            Map<String, Double> cpuMs = new LinkedHashMap<>();
+            for (int i = 0; i < parts.size(); i++) cpuMs.put(parts.get(i), (z[2 + 3 * i] - a[2 + 3 * i]) / 1e6 / finished);
+            return new Steady(finished / Math.max(1, z[0] - a[0]) * 1000, cpuMs);
         }
 
         /** The highest heap used sampled for part {@code i}. */
@@ -347,17 +346,13 @@ final class FleetBenchmark {
         }
         b.append(String.format(Locale.ROOT, "    %-34s %8.2f  (the six services: everything but the simulated LLM, the broker and the harness)%n",
                 "= sqloop itself", services));
-        Map<String, Double> steady = processes.steadyCpuMs(n);
-        if (!steady.isEmpty()) {
+        Steady steady = processes.steady(n);
+        if (steady != null) {
             StringBuilder line = new StringBuilder();
-            double steadyServices = 0;
-            for (var e : steady.entrySet()) {
-                if (e.getKey().equals("questions/s")) continue;
-                if (!e.getKey().equals(HOST)) steadyServices += e.getValue();
-                line.append(String.format(Locale.ROOT, "%s %.2f, ", e.getKey().equals(HOST) ? "broker + LLM" : e.getKey(), e.getValue()));
-            }
+            steady.cpuMs().forEach((part, ms) ->
+                    line.append(String.format(Locale.ROOT, "%s %.2f, ", part.equals(HOST) ? "broker + LLM" : part, ms)));
             b.append(String.format(Locale.ROOT, "  steady state            the second half of the results, %.1f questions/s: ms of CPU per question %s"
-                    + "the six services %.2f%n", steady.get("questions/s"), line, steadyServices));
+                    + "the six services %.2f%n", steady.questionsPerSecond(), line, steady.services()));
         }
         if (engine.queriesPerQuestion() > 0) b.append("  warehouse               ").append(engine.line(services)).append('\n');
         for (int i = 0; i < traffic.size(); i++) {
@@ -367,6 +362,14 @@ final class FleetBenchmark {
         b.append("  timeline                ").append(work.resolve("timeline.html").toAbsolutePath()).append('\n');
         return new PipelineBenchmark.Report(s, throughput, PipelineBenchmark.percentile(lat, 50), PipelineBenchmark.percentile(lat, 95),
                 PipelineBenchmark.percentile(lat, 99), r.byAttempts(), b.toString());
+    }
+
+    /** A run's second half: its rate, and the CPU per question of each part (the services, then {@link #HOST}), in ms. */
+    record Steady(double questionsPerSecond, Map<String, Double> cpuMs) {
+        /** The six services' sum: everything but the broker, the simulated LLM and the harness. */
+        double services() {
+            return cpuMs.entrySet().stream().filter(e -> !e.getKey().equals(HOST)).mapToDouble(Map.Entry::getValue).sum();
+        }
     }
 
     /** {@code --jvm-opts "…"} split on whitespace, or the compose stack's. */

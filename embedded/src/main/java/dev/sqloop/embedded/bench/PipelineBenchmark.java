@@ -90,8 +90,10 @@ public final class PipelineBenchmark {
 
     private PipelineBenchmark() {}
 
-    /** @param cancelAt the fraction of the batch final when it is cancelled; 0: not cancelled */
-    /** @param unique each question's text made unique ({@link #text}): a batch of new questions, not the demo's 40 again */
+    /**
+     * @param cancelAt the fraction of the batch final when it is cancelled; 0: not cancelled
+     * @param unique   each question's text made unique ({@link #text}): a batch of new questions, not the demo's 40 again
+     */
     record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt,
                     int idleSeconds, boolean unique) {}
 

@@ -1,10 +1,9 @@
 package dev.sqloop.embedded.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class FleetBenchmarkTest {
@@ -22,16 +21,17 @@ class FleetBenchmarkTest {
                 row(3_000, 80, 6_200_000_000L, 9_600_000_000L),
                 row(4_000, 100, 6_400_000_000L, 9_700_000_000L),
                 row(5_000, 100, 9_400_000_000L, 9_800_000_000L)); // after the last result: capture's tail, not counted
-        Map<String, Double> steady = FleetBenchmark.Processes.steadyCpuMs(rows, parts, 100);
-        assertEquals(40.0 / 2, steady.get("questions/s"), 1e-9, "40 results in 2 s");
-        assertEquals(400.0 / 40, steady.get("fewshot"), 1e-9, "0.4 s of CPU over 40 questions");
-        assertEquals(200.0 / 40, steady.get(FleetBenchmark.HOST), 1e-9);
+        FleetBenchmark.Steady steady = FleetBenchmark.Processes.steady(rows, parts, 100);
+        assertEquals(40.0 / 2, steady.questionsPerSecond(), 1e-9, "40 results in 2 s");
+        assertEquals(400.0 / 40, steady.cpuMs().get("fewshot"), 1e-9, "0.4 s of CPU over 40 questions");
+        assertEquals(200.0 / 40, steady.cpuMs().get(FleetBenchmark.HOST), 1e-9);
+        assertEquals(400.0 / 40, steady.services(), 1e-9, "the services without the broker and the LLM");
     }
 
     @Test
     void shouldSayNothingWhenOneSampleHoldsTheWholeSecondHalf() {
         List<String> parts = List.of("fewshot", FleetBenchmark.HOST);
-        assertTrue(FleetBenchmark.Processes.steadyCpuMs(List.of(row(1_000, 10, 1, 1), row(2_000, 100, 2, 2)), parts, 100).isEmpty());
-        assertTrue(FleetBenchmark.Processes.steadyCpuMs(List.of(), parts, 100).isEmpty());
+        assertNull(FleetBenchmark.Processes.steady(List.of(row(1_000, 10, 1, 1), row(2_000, 100, 2, 2)), parts, 100));
+        assertNull(FleetBenchmark.Processes.steady(List.of(), parts, 100));
     }
 }
