@@ -80,9 +80,10 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
         QuestionTask timed = task.withTiming(NAME, (System.nanoTime() - start) / 1_000_000);
         return switch (result) {
             case QueryRunner.Succeeded s -> {
-                // success feeds auto-capture; the final result goes straight to results so capture never delays it
+                // success feeds auto-capture (what it reads, no more); the final result goes straight to results so
+                // capture never delays it
                 QuestionTask done = timed.withIssues(List.of()).withExecution(s.execution());
-                yield Outcome.forward(Topics.SUCCESS, done).and(Topics.RESULTS, QuestionResult.succeeded(done, clock.instant()));
+                yield Outcome.forward(Topics.SUCCESS, done.forCapture()).and(Topics.RESULTS, QuestionResult.succeeded(done, clock.instant()));
             }
             case QueryRunner.Failed f -> Outcome.repair(timed.withExecution(null).withIssues(List.of(toIssue(f.error()))));
         };

@@ -86,10 +86,20 @@ class ExecuteStageTest {
     @Test
     void shouldForwardToSuccessAndWriteTheFinalResult() {
         Execution e = new Execution(List.of("n"), List.of("BIGINT"), 1, List.of(List.of(3L)), 2);
-        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(task("demo", "SELECT 3"));
+        QuestionTask withContext = task("demo", "SELECT 3").withContext(
+                List.of(new dev.sqloop.common.message.Example("how many?", "SELECT 3", 0.9, "seed")),
+                new dev.sqloop.common.message.LinkedSchema(List.of(new dev.sqloop.common.message.LinkedSchema.Table("t", null, List.of()))),
+                null);
+        Outcome.Send out = (Outcome.Send) stage((ds, sql) -> new QueryRunner.Succeeded(e)).process(withContext);
         assertEquals("forward", out.kind());
         assertEquals(Topics.SUCCESS.name(), out.emissions().get(0).topic());
-        assertEquals(e, ((QuestionTask) out.emissions().get(0).message()).execution());
+        // capture gets the question, the SQL and the row count; the rows and the prompt's context stay off success
+        QuestionTask success = (QuestionTask) out.emissions().get(0).message();
+        assertEquals("SELECT 3", success.sql());
+        assertEquals(1, success.execution().rowCount());
+        assertEquals(List.of(), success.execution().preview());
+        assertEquals(List.of(), success.examples());
+        assertEquals(null, success.linkedSchema());
         assertEquals(Topics.RESULTS.name(), out.emissions().get(1).topic());
         dev.sqloop.common.message.QuestionResult result = (dev.sqloop.common.message.QuestionResult) out.emissions().get(1).message();
         assertEquals(dev.sqloop.common.message.QuestionResult.SUCCEEDED, result.status());

@@ -87,8 +87,12 @@ class GenerateStageTest {
     @Test
     void shouldSendTheCorrectionPromptOnARetry() {
         QuestionTask retry = Tasks.fresh("warehouse").withSql("SELECT x", null).nextAttempt("Failed SQL:\nSELECT x\n\nFix and regenerate for: \"q\"");
-        stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(retry);
+        Outcome.Send out = (Outcome.Send) stage(p -> new LlmClient.Reply("SELECT 1", TokenUsage.ZERO)).process(retry);
         assertTrue(prompts.getFirst().user().startsWith("Failed SQL:"));
+        // answered: validation, execution and a next repair do not carry it (a next repair writes its own)
+        QuestionTask generated = (QuestionTask) out.emissions().getFirst().message();
+        assertEquals("SELECT 1", generated.sql());
+        assertNull(generated.correctionPrompt());
     }
 
     @Test

@@ -123,10 +123,14 @@ public record QuestionTask(
                 execution, usage, timings, metadata, previousIssues, dialect, round);
     }
 
-    /** The SQL of this attempt (from the LLM or a stored example), clearing the previous attempt's findings. */
+    /**
+     * The SQL of this attempt (from the LLM or a stored example), clearing the previous attempt's findings and the
+     * correction prompt it answered (only the generator reads it; a next repair writes a new one), so that the later
+     * hops do not carry it.
+     */
     public QuestionTask withSql(String sql, TokenUsage spent) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
-                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), correctionPrompt,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), null,
                 null, usage.plus(spent), timings, metadata, previousIssues, dialect, round);
     }
 
@@ -147,6 +151,20 @@ public record QuestionTask(
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt + 1, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, null, sql, List.of(), correctionPrompt,
                 null, usage, timings, metadata, issues, dialect, round);
+    }
+
+    /**
+     * The task as {@code success} carries it to auto-capture: the question, the SQL that ran, its row count and what
+     * it fixed (previous SQL and issues). Not the prompt's context (examples, linked schema, constraints) nor the
+     * result's rows: capture reads none of them, and the final result on {@code results} carries the rows. Every
+     * success was encoded and decoded with all of it, a third of the executor's JSON work.
+     */
+    public QuestionTask forCapture() {
+        Execution counted = execution == null ? null
+                : new Execution(execution.columns(), execution.types(), execution.rowCount(), List.of(), execution.durationMillis());
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, null, null, null, sql, previousSql, issues, null,
+                counted, usage, timings, metadata, previousIssues, dialect, round);
     }
 
     /** Adds time spent in a stage (summed over attempts). */
