@@ -190,6 +190,7 @@ class PipelineOutageIT {
                 Batch baseline = runBatch(pipeline, "baseline", textsByRun.get("baseline"));
                 batches.add(baseline);
                 verifyPoison(broker.bootstrapServers(), baseline);
+                verifyPoisonLoggedOnce(pipeline.jvm("gateway").output());
                 verifyBaseline(pipeline, llm, baseline);
                 batches.addAll(shortStorm(pipeline, llm, baseline, textsByRun.get("storm-short")));
                 batches.addAll(longStorm(pipeline, llm, baseline, textsByRun.get("storm-long"), broker.bootstrapServers()));
@@ -317,6 +318,21 @@ class PipelineOutageIT {
                 + "the next batch: %d/%d final in %.1f s", byKey.size(), stages,
                 OTHER_TOPICS.size() * poisons().size() - VIEW_TOPICS.size() * VIEW_POISONS.size(),
                 OTHER_TOPICS, after.results().size(), after.texts().size(), after.seconds());
+    }
+
+    /**
+     * The gateway's log names each record its view cannot decode in one WARN that says what became of it, and Kafka
+     * Streams does not add its own line for the same record.
+     */
+    private static void verifyPoisonLoggedOnce(String gatewayLog) {
+        List<String> lines = gatewayLog.lines().filter(l -> l.contains("results view: undecodable record")).toList();
+        for (String topic : VIEW_TOPICS) {
+            long deadLettered = lines.stream().filter(l -> l.contains("record " + topic + "-") && l.contains("dead-lettered")).count();
+            assertEquals(VIEW_POISONS.size(), deadLettered, "one WARN per poison record on " + topic + ":\n" + String.join("\n", lines));
+        }
+        assertTrue(!gatewayLog.contains("Skipping record due to deserialization error"),
+                "Kafka Streams' second WARN for the same record:\n" + gatewayLog.lines()
+                        .filter(l -> l.contains("Skipping record")).limit(5).toList());
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
