@@ -156,8 +156,9 @@ public record QuestionTask(
     /**
      * The task as {@code success} carries it to auto-capture: the question, the SQL that ran, its row count and what
      * it fixed (previous SQL and issues). Not the prompt's context (examples, linked schema, constraints) nor the
-     * result's rows: capture reads none of them, and the final result on {@code results} carries the rows. Every
-     * success was encoded and decoded with all of it, a third of the executor's JSON work.
+     * result's rows: capture reads none of them, and the final result on {@code results} carries the rows. With them
+     * a success record was ~40 % of the bytes the executor read and wrote per question (1,787 bytes as stored; 538
+     * without).
      */
     public QuestionTask forCapture() {
         Execution counted = execution == null ? null
