@@ -106,6 +106,21 @@ class EvalResumeIT {
         assertEquals(resumed.pipelineOutcomes(1), again.pipelineOutcomes(1));
     }
 
+    /**
+     * {@code cmd}, started so that SIGINT has its default action: a background job of a non-interactive shell (say
+     * {@code ./sqloop test &} in a script) starts with SIGINT ignored, every child inherits that, and a JVM never
+     * handles a signal it started with ignored — the eval below would run to its end. Then the command goes through
+     * perl (Debian's perl-base is essential), which restores the default before it execs (same pid).
+     */
+    static List<String> withDefaultSigint(List<String> cmd) throws java.io.IOException {
+        boolean ignored = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("SigIgn:"))
+                .anyMatch(l -> (Long.parseUnsignedLong(l.substring("SigIgn:".length()).trim(), 16) & 0x2) != 0);
+        if (!ignored) return cmd;
+        List<String> wrapped = new java.util.ArrayList<>(List.of("perl", "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die \"exec: $!\""));
+        wrapped.addAll(cmd);
+        return wrapped;
+    }
+
     /** The real Ctrl-C: {@code ./sqloop eval} in a JVM of its own gets SIGINT once it has scored a question. */
     @Test
     void shouldWriteThePartialReportOnSigint() throws Exception {
@@ -115,7 +130,7 @@ class EvalResumeIT {
                 "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"), "dev.sqloop.embedded.Main",
                 "eval", DefogDatasets.questionsCsv().toString(), "--llm", "simulated", "--max-attempts", "1,2,3", "--ts", "0",
                 "--out", out.toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(withDefaultSigint(cmd)).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(settings);
         Process p = pb.start();
         try {
