@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * A service in its own JVM on a classpath the caller gives (e.g. the launcher's, so it runs exactly what
  * {@code ./sqloop run SERVICE} deploys), configured only by the environment the caller gives ({@code SQLOOP_*}
  * inherited from this JVM are removed), its output in a log file. {@link #kill9()} is a real SIGKILL; {@link #restart}
- * starts the same command again with a new log file, so every incarnation's log stays for scanning.
+ * starts the same command again with a new log file, so every incarnation's log stays for scanning. A {@link Watchdog}
+ * stops it if this JVM ends first, however it ends.
  */
 public final class ServiceJvm implements AutoCloseable {
     private final String name;
@@ -25,6 +26,8 @@ public final class ServiceJvm implements AutoCloseable {
     private final Path log;
     private final Process process;
     private final long startedNanos;
+    /** Stops the service if this JVM ends without stopping it (killed); ends by itself when the service does. */
+    private final Process watchdog;
 
     private ServiceJvm(String name, List<String> command, Map<String, String> env, Path log) throws IOException {
         this.name = name;
@@ -36,6 +39,7 @@ public final class ServiceJvm implements AutoCloseable {
         pb.environment().putAll(env);
         this.startedNanos = System.nanoTime();
         this.process = pb.start();
+        this.watchdog = Watchdog.stopWhenGone(ProcessHandle.current().pid(), process.pid(), null, true);
     }
 
     /** {@code java jvmArgs -cp classpath mainClass args}, on this JVM's own JDK. */
@@ -83,6 +87,11 @@ public final class ServiceJvm implements AutoCloseable {
 
     public Path logFile() {
         return log;
+    }
+
+    /** The watchdog that stops this service if the JVM that started it ends first. */
+    Process watchdog() {
+        return watchdog;
     }
 
     public long startedNanos() {

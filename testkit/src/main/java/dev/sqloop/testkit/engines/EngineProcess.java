@@ -54,19 +54,10 @@ final class EngineProcess implements AutoCloseable {
 
     /**
      * Starts a watchdog that stops process {@code pid} (thawing it first) and deletes {@code dir} once process
-     * {@code owner} has ended, whatever ended it. A shell loop, so that it outlives this JVM.
+     * {@code owner} has ended, whatever ended it.
      */
     static void stopWhenGone(long owner, long pid, Path dir) throws IOException {
-        String script = """
-                while kill -0 "$1" 2>/dev/null; do sleep 2; done
-                kill -CONT "$2" 2>/dev/null; kill "$2" 2>/dev/null
-                i=0; while kill -0 "$2" 2>/dev/null && [ $i -lt 20 ]; do sleep 1; i=$((i+1)); done
-                kill -9 "$2" 2>/dev/null
-                rm -rf "$3"
-                """;
-        new ProcessBuilder("sh", "-c", script, "sqloop-engine-watchdog", Long.toString(owner), Long.toString(pid), dir.toString())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        dev.sqloop.testkit.Watchdog.stopWhenGone(owner, pid, dir, false);
     }
 
     /** SIGCONT to a process this JVM did not start (one a crashed test left frozen); nothing if it is gone. */
