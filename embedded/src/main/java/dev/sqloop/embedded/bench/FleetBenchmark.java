@@ -60,6 +60,7 @@ final class FleetBenchmark {
             System.getenv().forEach((k, v) -> {
                 if (k.startsWith("SQLOOP_") && !k.startsWith("SQLOOP_LLM_") && !k.equals("SQLOOP_HOME")) env.put(k, v);
             });
+            PipelineBenchmark.throughputNotDeadlines(env);
             env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
             env.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
             env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
