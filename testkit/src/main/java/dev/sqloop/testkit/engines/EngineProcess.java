@@ -52,14 +52,6 @@ final class EngineProcess implements AutoCloseable {
                 false);
     }
 
-    /**
-     * Starts a watchdog that stops process {@code pid} (thawing it first) and deletes {@code dir} once process
-     * {@code owner} has ended, whatever ended it.
-     */
-    static void stopWhenGone(long owner, long pid, Path dir) throws IOException {
-        dev.sqloop.testkit.Watchdog.stopWhenGone(owner, pid, dir, false);
-    }
-
     /** SIGCONT to a process this JVM did not start (one a crashed test left frozen); nothing if it is gone. */
     static void resume(long pid) {
         try {

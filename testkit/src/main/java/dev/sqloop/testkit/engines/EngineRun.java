@@ -1,5 +1,6 @@
 package dev.sqloop.testkit.engines;
 
+import dev.sqloop.testkit.Watchdog;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -132,7 +133,7 @@ final class EngineRun {
                 }
                 T engine = start.get();
                 Record r = record.apply(engine);
-                EngineProcess.stopWhenGone(owner, r.pid(), r.dir());
+                Watchdog.stopWhenGone(owner, r.pid(), r.dir(), false); // the folder stays until the run ends
                 r.write(file);
                 LOG.info("{}: started for the run (pid {}, {}); stops when process {} ends", name, r.pid(), r.values(), owner);
                 return engine;
