@@ -57,10 +57,7 @@ final class FleetBenchmark {
             KafkaClients.ensureTopics(KafkaSettings.of(broker.bootstrapServers()), Topics.ALL, Duration.ofSeconds(60));
             int gatewayPort = Ports.free();
             Map<String, String> env = ServiceFleet.baseEnvironment(broker.bootstrapServers(), PREFIX, gatewayPort, work);
-            System.getenv().forEach((k, v) -> {
-                if (k.startsWith("SQLOOP_") && !k.startsWith("SQLOOP_LLM_") && !k.equals("SQLOOP_HOME")) env.put(k, v);
-            });
-            PipelineBenchmark.throughputNotDeadlines(env);
+            PipelineBenchmark.fromEnvironment(env);
             env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
             env.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
             env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());

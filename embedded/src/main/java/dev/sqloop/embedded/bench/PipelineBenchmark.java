@@ -97,8 +97,19 @@ public final class PipelineBenchmark {
     record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt,
                     int idleSeconds, boolean unique) {}
 
-    /** What {@link #throughputNotDeadlines} gives each question unless the environment sets a deadline. */
+    /** What {@link #fromEnvironment} gives each question unless the environment sets a deadline. */
     public static final String QUESTION_TIMEOUT = "168h";
+
+    /**
+     * This process's own {@code SQLOOP_*} settings for the pipeline a bench starts (not the LLM's, which the bench
+     * points at its simulated one, nor {@code SQLOOP_HOME}), and its question deadline ({@link #throughputNotDeadlines}).
+     */
+    static void fromEnvironment(Map<String, String> settings) {
+        System.getenv().forEach((k, v) -> {
+            if (k.startsWith("SQLOOP_") && !k.startsWith("SQLOOP_LLM_") && !k.equals("SQLOOP_HOME")) settings.put(k, v);
+        });
+        throughputNotDeadlines(settings);
+    }
 
     /**
      * A question's deadline ({@code SQLOOP_QUESTION_TIMEOUT}, 1 h by default) runs from its submission, and a bench
@@ -211,10 +222,7 @@ public final class PipelineBenchmark {
                 .recording(false);
         if (!s.llmMedian().isZero()) llm.faults().latency(Latency.lognormal(s.llmMedian(), 0.5));
         Map<String, String> settings = new HashMap<>();
-        System.getenv().forEach((k, v) -> {
-            if (k.startsWith("SQLOOP_") && !k.startsWith("SQLOOP_LLM_") && !k.equals("SQLOOP_HOME")) settings.put(k, v);
-        });
-        throughputNotDeadlines(settings);
+        fromEnvironment(settings);
         settings.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
         settings.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
         settings.put("SQLOOP_LLM_MAX_CONCURRENCY", Integer.toString(s.concurrency()));
