@@ -62,7 +62,7 @@ class CancellationIT {
             // the gateway knows a question once its submission is read back from Kafka (as GET does): wait for it
             client.getPatiently("/v1/questions/" + id, Duration.ofSeconds(30));
             assertEquals("cancelling", client.delete("/v1/questions/" + id, 202).get("status").asText());
-            JsonNode q = awaitFinal(client, id);
+            JsonNode q = QuestionWait.awaitFinal(client, id);
             assertEquals("failed", q.get("status").asText());
             assertEquals("cancelled", q.get("reason").asText(), q.toString());
             assertEquals(404, status(() -> client.delete("/v1/questions/no-such-question", 202)));
@@ -90,17 +90,6 @@ class CancellationIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (client.getPatiently("/v1/batches/" + batchId, Duration.ofSeconds(30)).get("finished").asInt() < atLeast) {
             assertTrue(System.nanoTime() < deadline, "nothing finished");
-            Thread.sleep(100);
-        }
-    }
-
-    private static JsonNode awaitFinal(GatewayClient client, String id) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            JsonNode q = client.getPatiently("/v1/questions/" + id, Duration.ofSeconds(30));
-            String s = q.get("status").asText();
-            if (s.equals("succeeded") || s.equals("failed")) return q;
-            assertTrue(System.nanoTime() < deadline, "never final: " + q);
             Thread.sleep(100);
         }
     }

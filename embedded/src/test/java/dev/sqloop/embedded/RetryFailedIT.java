@@ -57,7 +57,7 @@ class RetryFailedIT {
             // one question alone, failed by the same outage
             String id = client.postJson("/v1/questions", JsonCodec.mapper().writeValueAsString(
                     Map.of("question", batch.items().get(0).question(), "datasource", "demo")), 202).get("id").asText();
-            JsonNode failed = awaitFinal(client, id);
+            JsonNode failed = QuestionWait.awaitFinal(client, id);
             assertEquals("llm_unavailable", failed.get("reason").asText(), failed.toString());
 
             llm.faults().clear();
@@ -107,22 +107,5 @@ class RetryFailedIT {
             System.setOut(original);
         }
         return captured.toString(StandardCharsets.UTF_8);
-    }
-
-    private static JsonNode awaitFinal(GatewayClient client, String id) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            JsonNode q = null;
-            try {
-                q = client.getPatiently("/v1/questions/" + id, Duration.ofSeconds(30));
-                String s = q.get("status").asText();
-                if (s.equals("succeeded") || s.equals("failed")) return q;
-            } catch (dev.sqloop.cli.Args.UsageException notYet) {
-                // 404 until the gateway has read the submission back from Kafka
-                if (!notYet.getMessage().contains("404")) throw notYet;
-            }
-            assertTrue(System.nanoTime() < deadline, "never final: " + q);
-            Thread.sleep(200);
-        }
     }
 }

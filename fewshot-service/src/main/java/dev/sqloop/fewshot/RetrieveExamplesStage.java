@@ -65,6 +65,12 @@ public final class RetrieveExamplesStage extends AbstractStage<QuestionTask> {
         this.metrics = metrics;
     }
 
+    /** The pipeline's entry: a question's deadline counts from here (the wait behind its batch is not charged). */
+    @Override
+    public boolean startsQuestions() {
+        return true;
+    }
+
     @Override
     public Outcome process(QuestionTask task) throws Exception {
         long start = System.nanoTime();

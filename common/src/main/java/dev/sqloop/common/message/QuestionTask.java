@@ -97,6 +97,19 @@ public record QuestionTask(
         return h;
     }
 
+    /**
+     * The task as the pipeline starts it at {@code now}: its deadline moves by the time since submission, so the
+     * question's time budget (deadline − submission) counts from here. Unchanged without a deadline or a submission
+     * time, or when {@code now} is not after the submission.
+     */
+    public QuestionTask started(Instant now) {
+        if (deadline == null || submittedAt == null || !now.isAfter(submittedAt)) return this;
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline.plus(java.time.Duration.between(submittedAt, now)), examples, linkedSchema,
+                constraints, sql, previousSql, issues, correctionPrompt, execution, usage, timings, metadata,
+                previousIssues, dialect, round);
+    }
+
     /** The same question at retry round {@code round}. */
     public QuestionTask withRound(int round) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,

@@ -99,6 +99,9 @@ public final class RecordHandler<I> {
                     record.partition(), record.offset(), e.getMessage());
             return new Handled("dlq", List.of(deadLetters.report(record, DeadLetterReporter.UNDECODABLE, e)));
         }
+        if (stage.startsQuestions() && input instanceof QuestionTask task) {
+            input = stage.inputType().cast(task.started(clock.instant()));
+        }
         Instant deadline = deadlineOf(input, headers);
         Cancellations.CURRENT.set(() -> cancellations.cancelled(headers));
         try {

@@ -43,6 +43,16 @@ public interface Stage<I> {
         return Outcome.drop("gave up: " + describe(cause));
     }
 
+    /**
+     * Whether this is the stage that starts questions (the pipeline's entry, where {@link Admission} holds a big
+     * batch's questions until the path has room). A question's deadline counts from there, not from submission:
+     * the runner moves a task's deadline by the time it waited to be started ({@link QuestionTask#started}) instead of
+     * ending it, so a batch longer than the deadline does not lose its tail to the wait behind its own questions.
+     */
+    default boolean startsQuestions() {
+        return false;
+    }
+
     /** What ends a record that arrived after its {@code sqloop-deadline}. */
     default Outcome onDeadline(I input, Instant deadline, Instant now) {
         if (input instanceof QuestionTask task) {

@@ -2,6 +2,7 @@ package dev.sqloop.common.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -229,6 +231,48 @@ class RecordHandlerTest {
         assertEquals("deadline", handled.kind());
         assertEquals(0, stage.calls.get());
         assertEquals(Outcomes.DEADLINE_EXCEEDED, decode(handled.records().getFirst(), QuestionResult.class).reason());
+    }
+
+    @Test
+    void shouldStartTheDeadlineAtTheStageThatStartsQuestionsRatherThanAtSubmission() throws Exception {
+        // submitted 10 s ago with a 9 s budget: it waited longer than its budget to be started (behind its batch)
+        QuestionTask waited = task().withBatch("b1", NOW.minusSeconds(1), Map.of());
+        AtomicReference<QuestionTask> seen = new AtomicReference<>();
+        Stage<QuestionTask> entry = new AbstractStage<>("entry", QuestionTask.class) {
+            @Override
+            public boolean startsQuestions() {
+                return true;
+            }
+
+            @Override
+            public Outcome process(QuestionTask in) {
+                seen.set(in);
+                return Outcome.forward(Topics.GENERATE, in);
+            }
+        };
+        RecordHandler.Handled handled = handler(entry).handle(record(waited));
+        assertEquals(NOW.plusSeconds(9), seen.get().deadline(), "the whole budget, counted from the start");
+        assertEquals(Topics.GENERATE.name(), handled.records().getFirst().topic());
+        assertEquals(NOW.plusSeconds(9), decode(handled.records().getFirst(), QuestionTask.class).deadline());
+        assertEquals(Long.toString(NOW.plusSeconds(9).toEpochMilli()), header(handled.records().getFirst(), SqloopHeaders.DEADLINE),
+                "the header follows the moved deadline");
+        assertEquals(waited.submittedAt(), seen.get().submittedAt(), "latency still counts from submission");
+
+        // any later stage holds the question to it
+        Scripted next = new Scripted(n -> Outcome.drop("never"));
+        RecordHandler<QuestionTask> later = new RecordHandler<>(next, POLICY, Clock.fixed(NOW.plusSeconds(10), ZoneOffset.UTC),
+                new DeadLetterReporter(next.name(), deadLetterReasons::add), stopping::get, retries::incrementAndGet, d -> true);
+        assertEquals("deadline", later.handle(record(decode(handled.records().getFirst(), QuestionTask.class))).kind());
+        assertEquals(0, next.calls.get());
+    }
+
+    @Test
+    void shouldLeaveATaskWithoutDeadlineOrStartedBeforeItsSubmissionAsItIs() {
+        QuestionTask none = task();
+        assertSame(none, none.started(NOW));
+        QuestionTask timed = task().withBatch(null, NOW.plusSeconds(5), Map.of());
+        assertSame(timed, timed.started(timed.submittedAt()), "no wait, no move");
+        assertSame(timed, timed.started(timed.submittedAt().minusSeconds(3)), "a clock behind the gateway's moves nothing");
     }
 
     @Test
