@@ -8,7 +8,6 @@ import dev.sqloop.common.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.embedded.ServiceFleet.Kind;
-import dev.sqloop.embedded.bench.PipelineBenchmark;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.engines.DemoWarehouse;
@@ -149,7 +148,6 @@ public final class Chaos {
     private static Map<String, String> environment(String bootstrap, Path warehouse, SimulatedLlm llm, Path work, int gatewayPort) {
         Map<String, String> env = ServiceFleet.baseEnvironment(bootstrap, PREFIX, gatewayPort, work);
         env.put("SQLOOP_MAX_ATTEMPTS", Integer.toString(MAX_ATTEMPTS));
-        PipelineBenchmark.throughputNotDeadlines(env); // a large run outlasts the default hour
         env.put("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
         env.put("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
         env.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());

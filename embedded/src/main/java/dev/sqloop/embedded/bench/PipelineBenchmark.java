@@ -97,28 +97,15 @@ public final class PipelineBenchmark {
     record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt,
                     int idleSeconds, boolean unique) {}
 
-    /** What {@link #fromEnvironment} gives each question unless the environment sets a deadline. */
-    public static final String QUESTION_TIMEOUT = "168h";
-
     /**
      * This process's own {@code SQLOOP_*} settings for the pipeline a bench starts (not the LLM's, which the bench
-     * points at its simulated one, nor {@code SQLOOP_HOME}), and its question deadline ({@link #throughputNotDeadlines}).
+     * points at its simulated one, nor {@code SQLOOP_HOME}). The question deadline keeps its default: it counts from
+     * when the pipeline starts a question, so a batch longer than it loses nothing to the wait behind its own questions.
      */
     static void fromEnvironment(Map<String, String> settings) {
         System.getenv().forEach((k, v) -> {
             if (k.startsWith("SQLOOP_") && !k.startsWith("SQLOOP_LLM_") && !k.equals("SQLOOP_HOME")) settings.put(k, v);
         });
-        throughputNotDeadlines(settings);
-    }
-
-    /**
-     * A question's deadline ({@code SQLOOP_QUESTION_TIMEOUT}, 1 h by default) runs from its submission, and a bench
-     * submits its whole batch at once: 1,000,000 questions at ~140 per second take ~2 h, and with the default the
-     * 516,071 not final at the hour ended {@code deadline_exceeded} (2026-11-26). A bench measures throughput, so its
-     * questions get a week unless the environment sets a deadline.
-     */
-    public static void throughputNotDeadlines(Map<String, String> settings) {
-        settings.putIfAbsent("SQLOOP_QUESTION_TIMEOUT", QUESTION_TIMEOUT);
     }
 
     public static int run(Args args) throws Exception {

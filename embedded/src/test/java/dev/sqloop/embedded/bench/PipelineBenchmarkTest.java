@@ -15,17 +15,6 @@ import org.junit.jupiter.api.Test;
 class PipelineBenchmarkTest {
 
     @Test
-    void shouldGiveABenchsQuestionsAWeekUnlessTheEnvironmentSetsADeadline() {
-        Map<String, String> settings = new java.util.HashMap<>();
-        PipelineBenchmark.throughputNotDeadlines(settings);
-        assertEquals(java.time.Duration.ofDays(7), new dev.sqloop.common.config.EnvConfig(settings)
-                .duration("SQLOOP_QUESTION_TIMEOUT", java.time.Duration.ofHours(1)), "a value the services parse: a week");
-        Map<String, String> own = new java.util.HashMap<>(Map.of("SQLOOP_QUESTION_TIMEOUT", "5m"));
-        PipelineBenchmark.throughputNotDeadlines(own);
-        assertEquals("5m", own.get("SQLOOP_QUESTION_TIMEOUT"), "the environment's own deadline wins");
-    }
-
-    @Test
     void shouldTakeNearestRankPercentiles() {
         long[] sorted = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
         assertEquals(50, PipelineBenchmark.percentile(sorted, 50));
