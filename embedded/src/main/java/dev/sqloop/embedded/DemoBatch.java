@@ -54,8 +54,13 @@ public record DemoBatch(List<Item> items) {
 
     /** The batch as the gateway takes it: one JSON object per line, the demo id as client id. */
     public Path writeJsonl(Path file, String datasource) throws IOException {
+        return writeJsonl(file, datasource, items.size());
+    }
+
+    /** The batch's first {@code count} questions, as {@link #writeJsonl(Path, String)} writes them. */
+    public Path writeJsonl(Path file, String datasource, int count) throws IOException {
         StringBuilder b = new StringBuilder();
-        for (Item i : items) {
+        for (Item i : items.subList(0, count)) {
             b.append(JsonCodec.encodeToString(Map.of("question", i.question(), "datasource", datasource, "clientId", i.id()))).append('\n');
         }
         Files.writeString(file, b);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.cli.SubmitCommand;
-import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.fewshot.RetrieveExamplesStage;
 import dev.sqloop.testkit.engines.DemoWarehouse;
@@ -52,11 +51,7 @@ class QuestionDeadlineIT {
             entry.admitting(open::get);
 
             long submitted = System.nanoTime();
-            StringBuilder jsonl = new StringBuilder();
-            for (DemoBatch.Item item : batch.items().subList(0, QUESTIONS)) {
-                jsonl.append(JsonCodec.encodeToString(Map.of("question", item.question(), "datasource", "demo"))).append('\n');
-            }
-            String batchId = client.submitBatchFile(Files.writeString(work.resolve("batch.jsonl"), jsonl)).get("batchId").asText();
+            String batchId = client.submitBatchFile(batch.writeJsonl(work.resolve("batch.jsonl"), "demo", QUESTIONS)).get("batchId").asText();
             Thread.sleep(TIMEOUT.toMillis() + 2000);
             assertEquals(0, client.getPatiently("/v1/batches/" + batchId, Duration.ofSeconds(30)).get("finished").asInt(),
                     "nothing started while the gate was shut");

@@ -57,7 +57,12 @@ class RecordHandlerTest {
     }
 
     private <I> RecordHandler<I> handler(Stage<I> stage) {
-        return new RecordHandler<>(stage, POLICY, Clock.fixed(NOW, ZoneOffset.UTC),
+        return handler(stage, NOW);
+    }
+
+    /** {@link #handler(Stage)} with the clock at {@code now}. */
+    private <I> RecordHandler<I> handler(Stage<I> stage, Instant now) {
+        return new RecordHandler<>(stage, POLICY, Clock.fixed(now, ZoneOffset.UTC),
                 new DeadLetterReporter(stage.name(), deadLetterReasons::add), stopping::get, retries::incrementAndGet,
                 d -> {
                     sleeps.add(d);
@@ -260,9 +265,7 @@ class RecordHandlerTest {
 
         // any later stage holds the question to it
         Scripted next = new Scripted(n -> Outcome.drop("never"));
-        RecordHandler<QuestionTask> later = new RecordHandler<>(next, POLICY, Clock.fixed(NOW.plusSeconds(10), ZoneOffset.UTC),
-                new DeadLetterReporter(next.name(), deadLetterReasons::add), stopping::get, retries::incrementAndGet, d -> true);
-        assertEquals("deadline", later.handle(record(decode(handled.records().getFirst(), QuestionTask.class))).kind());
+        assertEquals("deadline", handler(next, NOW.plusSeconds(10)).handle(record(decode(handled.records().getFirst(), QuestionTask.class))).kind());
         assertEquals(0, next.calls.get());
     }
 
