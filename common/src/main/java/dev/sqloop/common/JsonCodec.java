@@ -3,7 +3,6 @@ package dev.sqloop.common;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -21,19 +20,6 @@ public final class JsonCodec {
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .serializationInclusion(JsonInclude.Include.NON_NULL)
             .build();
-
-    /**
-     * The attribute under which {@link #decode} gives deserializers the bytes being read, so that one may keep a part
-     * it passes on as it came (the linked schema) instead of binding it.
-     */
-    public static final String SOURCE_BYTES = "sqloop.sourceBytes";
-
-    private static final ClassValue<ObjectReader> READERS = new ClassValue<>() {
-        @Override
-        protected ObjectReader computeValue(Class<?> type) {
-            return MAPPER.readerFor(type);
-        }
-    };
 
     private JsonCodec() {}
 
@@ -56,7 +42,7 @@ public final class JsonCodec {
     public static <T> T decode(byte[] bytes, Class<T> type) throws DecodeException {
         if (bytes == null) throw new DecodeException("record has no value (tombstone) where a " + type.getSimpleName() + " was expected");
         try {
-            T value = READERS.get(type).withAttribute(SOURCE_BYTES, bytes).readValue(bytes);
+            T value = MAPPER.readValue(bytes, type);
             if (value == null) throw new DecodeException("value is JSON null where a " + type.getSimpleName() + " was expected");
             return value;
         } catch (IOException e) {

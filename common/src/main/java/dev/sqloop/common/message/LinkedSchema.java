@@ -1,65 +1,11 @@
 package dev.sqloop.common.message;
 
-import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
-import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import java.util.List;
 
-/**
- * The part of the datasource's schema linked to a question, computed once and reused by every attempt.
- *
- * <p>It is most of a task's bytes (a few KB against ~1.5 KB for the rest) and only the generator and the repair
- * worker read it; the validator, the executor and every other hop pass it on. So a schema read from a message keeps
- * the JSON it came in and is written back as those bytes, its tables read only when asked for
- * ({@link LinkedSchemaJson}); the wire form is the same JSON object either way.
- */
-@JsonSerialize(using = LinkedSchemaJson.Writer.class)
-@JsonDeserialize(using = LinkedSchemaJson.Reader.class)
-public final class LinkedSchema {
-    /** The JSON this schema was read from (checked to have the schema's shape), written back as is; null when built. */
-    private final byte[] json;
-    private volatile List<Table> tables;
-
-    public LinkedSchema(List<Table> tables) {
-        this.json = null;
-        this.tables = tables == null ? List.of() : List.copyOf(tables);
-    }
-
-    private LinkedSchema(byte[] json) {
-        this.json = json;
-    }
-
-    /** A schema over JSON that {@link LinkedSchemaJson} has checked; its tables are read on first use. */
-    static LinkedSchema ofCheckedJson(byte[] json) {
-        return new LinkedSchema(json);
-    }
-
-    /** The JSON it was read from, or null when it was built in this process. */
-    byte[] json() {
-        return json;
-    }
-
-    public List<Table> tables() {
-        List<Table> t = tables;
-        if (t == null) {
-            t = LinkedSchemaJson.tables(json);
-            tables = t;
-        }
-        return t;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof LinkedSchema other && tables().equals(other.tables());
-    }
-
-    @Override
-    public int hashCode() {
-        return tables().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "LinkedSchema[tables=" + tables() + "]";
+/** The part of the datasource's schema linked to a question, computed once and reused by every attempt. */
+public record LinkedSchema(List<Table> tables) {
+    public LinkedSchema {
+        tables = tables == null ? List.of() : List.copyOf(tables);
     }
 
     /** Sample values shown per column in a prompt. */
@@ -71,7 +17,7 @@ public final class LinkedSchema {
      */
     public String render() {
         StringBuilder s = new StringBuilder();
-        for (Table t : tables()) {
+        for (Table t : tables) {
             s.append("TABLE ").append(t.name());
             if (t.description() != null && !t.description().isBlank()) s.append(" -- ").append(t.description());
             s.append('\n');
@@ -94,18 +40,14 @@ public final class LinkedSchema {
         return text == null ? 0 : (text.length() + 3) / 4;
     }
 
-    /** @param description "" when there is none (the wire form leaves it out) */
     public record Table(String name, String description, List<Column> columns) {
         public Table {
-            description = description == null ? "" : description;
             columns = columns == null ? List.of() : List.copyOf(columns);
         }
     }
 
-    /** @param description "" when there is none (the wire form leaves it out, as it does an empty sample list) */
     public record Column(String name, String type, String description, List<String> sampleValues) {
         public Column {
-            description = description == null ? "" : description;
             sampleValues = sampleValues == null ? List.of() : List.copyOf(sampleValues);
         }
     }
