@@ -1,18 +1,25 @@
 package dev.sqloop.store;
 
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
-import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.AbstractInProcessEmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.OnnxBertBiEncoder;
 import dev.langchain4j.model.embedding.onnx.PoolingMode;
 import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * all-MiniLM-L6-v2 in process (langchain4j ONNX): 384-d sentence vectors, no network. Thread-safe.
@@ -60,7 +67,11 @@ public final class Embedder {
         }
     }
 
-    private final EmbeddingModel model;
+    /** The stock model (the default session, for comparison only), or null. */
+    private final EmbeddingModel stock;
+    private final SingleSession session;
+    /** Every text through langchain4j's encoder on this session (to compare with the single pass; see SingleSession). */
+    private final boolean langchain4jEncoder;
     private final Model which;
 
     public Embedder() {
@@ -76,9 +87,27 @@ public final class Embedder {
      *                exists for the float model only (the stock {@link AllMiniLmL6V2EmbeddingModel}, for comparison)
      */
     public Embedder(Model model, int threads) {
+        this(model, threads, false);
+    }
+
+    private Embedder(Model model, int threads, boolean langchain4jEncoder) {
         if (threads == 0 && model != Model.ALL_MINILM_L6_V2) throw new IllegalArgumentException("the default session is the float model's only");
         this.which = model;
-        this.model = threads == 0 ? new AllMiniLmL6V2EmbeddingModel() : new SingleSession(model, threads);
+        this.langchain4jEncoder = langchain4jEncoder;
+        this.stock = threads == 0 ? new AllMiniLmL6V2EmbeddingModel() : null;
+        this.session = threads == 0 ? null : new SingleSession(model, threads);
+    }
+
+    /** The same model and session, every text through langchain4j's own encoder: what the benchmark compares with. */
+    public static Embedder throughLangchain4jEncoder(Model model) {
+        return new Embedder(model, THREADS, true);
+    }
+
+    private float[] vector(String text) {
+        // as langchain4j's models refuse it: a blank text has no meaning to embed
+        if (text == null || text.isBlank()) throw new IllegalArgumentException("text cannot be null or blank");
+        if (stock != null) return stock.embed(text).content().vector();
+        return langchain4jEncoder ? session.embed(text).content().vector() : session.vector(text);
     }
 
     /** Which build of the model this embeds with. */
@@ -88,14 +117,13 @@ public final class Embedder {
 
     public float[] embed(String text) {
         SENTENCES.increment();
-        return model.embed(text).content().vector();
+        return vector(text);
     }
 
     public List<float[]> embedAll(List<String> texts) {
         if (texts.isEmpty()) return List.of();
         SENTENCES.add(texts.size());
-        return model.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
-                .map(e -> e.vector()).toList();
+        return texts.stream().map(this::vector).toList();
     }
 
     private static final java.util.concurrent.atomic.LongAdder SENTENCES = new java.util.concurrent.atomic.LongAdder();
@@ -114,10 +142,10 @@ public final class Embedder {
      */
     public double cpuMillisPerSentence(List<String> texts, int count) {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        for (int i = 0; i < Math.min(20, count); i++) model.embed(texts.get(i % texts.size()));
+        for (int i = 0; i < Math.min(20, count); i++) vector(texts.get(i % texts.size()));
         long start = threads.getCurrentThreadCpuTime();
         if (start < 0) throw new IllegalStateException("no CPU clock for this thread (a virtual thread?)");
-        for (int i = 0; i < count; i++) model.embed(texts.get(i % texts.size()));
+        for (int i = 0; i < count; i++) vector(texts.get(i % texts.size()));
         return (threads.getCurrentThreadCpuTime() - start) / 1e6 / count;
     }
 
@@ -131,25 +159,73 @@ public final class Embedder {
         return na == 0 || nb == 0 ? 0 : dot / Math.sqrt(na * nb);
     }
 
-    /** langchain4j's in-process model over a session of our own options. */
+    /**
+     * langchain4j's model files over a session of our own options. A text of up to {@link #MAX_TOKENS} tokens (every
+     * question, error text and column description here) is tokenized once and run once, mean-pooled straight from
+     * the output buffer; langchain4j's encoder, which a longer text goes to (it splits it into parts and averages
+     * them), tokenizes each text three times and copies the output into nested arrays first: ~0.35 of its ~1.6 ms
+     * of CPU per sentence with the int8 build (`./sqloop bench retrieval` prints both). The vectors are the same.
+     */
     private static final class SingleSession extends AbstractInProcessEmbeddingModel {
+        /** The model's 512 positions less [CLS] and [SEP]: the longest text langchain4j runs in one part. */
+        static final int MAX_TOKENS = 510;
+        private final OrtEnvironment environment;
+        private final OrtSession session;
+        private final HuggingFaceTokenizer tokenizer;
+        private final boolean typeIds;
         private final OnnxBertBiEncoder encoder;
 
         SingleSession(Model model, int threads) {
             super(null);
             try (InputStream onnx = resource(model.wireName() + ".onnx");
-                 InputStream tokenizer = resource(model.wireName() + "-tokenizer.json");
+                 InputStream tokenizerJson = resource(model.wireName() + "-tokenizer.json");
                  OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
                 options.setIntraOpNumThreads(threads);
                 options.setInterOpNumThreads(1);
                 options.addConfigEntry("session.intra_op.allow_spinning", "0");
-                OrtEnvironment environment = OrtEnvironment.getEnvironment();
-                this.encoder = new OnnxBertBiEncoder(environment, environment.createSession(onnx.readAllBytes(), options),
-                        tokenizer, PoolingMode.MEAN);
+                this.environment = OrtEnvironment.getEnvironment();
+                this.session = environment.createSession(onnx.readAllBytes(), options);
+                this.typeIds = session.getInputNames().contains("token_type_ids");
+                byte[] tokenizerBytes = tokenizerJson.readAllBytes();
+                this.tokenizer = HuggingFaceTokenizer.newInstance(new ByteArrayInputStream(tokenizerBytes), Map.of("padding", "false"));
+                this.encoder = new OnnxBertBiEncoder(environment, session, new ByteArrayInputStream(tokenizerBytes), PoolingMode.MEAN);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read the " + model.wireName() + " model", e);
             } catch (OrtException e) {
                 throw new IllegalStateException("cannot load the " + model.wireName() + " model: " + e.getMessage(), e);
+            }
+        }
+
+        /** The normalized mean of the token vectors of {@code text}: langchain4j's, computed once. */
+        float[] vector(String text) {
+            Encoding encoding = tokenizer.encode(text);
+            long[] ids = encoding.getIds();
+            if (ids.length - 2 > MAX_TOKENS) return embed(text).content().vector();
+            long[] shape = {1, ids.length};
+            Map<String, OnnxTensor> inputs = new HashMap<>();
+            try (OnnxTensor input = OnnxTensor.createTensor(environment, LongBuffer.wrap(ids), shape);
+                 OnnxTensor mask = OnnxTensor.createTensor(environment, LongBuffer.wrap(encoding.getAttentionMask()), shape);
+                 OnnxTensor types = OnnxTensor.createTensor(environment, LongBuffer.wrap(encoding.getTypeIds()), shape)) {
+                inputs.put("input_ids", input);
+                inputs.put("attention_mask", mask);
+                if (typeIds) inputs.put("token_type_ids", types);
+                try (OrtSession.Result result = session.run(inputs)) {
+                    FloatBuffer hidden = ((OnnxTensor) result.get(0)).getFloatBuffer();
+                    float[] mean = new float[DIMENSION];
+                    for (int token = 0; token < ids.length; token++) {
+                        for (int d = 0; d < DIMENSION; d++) mean[d] += hidden.get(token * DIMENSION + d);
+                    }
+                    float squares = 0;
+                    for (int d = 0; d < DIMENSION; d++) {
+                        mean[d] /= ids.length;
+                        squares += mean[d] * mean[d];
+                    }
+                    float norm = (float) Math.sqrt(squares);
+                    for (int d = 0; d < DIMENSION; d++) mean[d] /= norm;
+                    return mean;
+                }
+            } catch (OrtException e) {
+                throw new IllegalStateException("embedding failed: " + e.getMessage(), e);
             }
         }
 

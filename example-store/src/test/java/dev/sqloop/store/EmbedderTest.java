@@ -2,6 +2,7 @@ package dev.sqloop.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -37,6 +38,36 @@ class EmbedderTest {
             float[] b = stock.embed(s).content().vector();
             assertEquals(Embedder.DIMENSION, a.length);
             for (int i = 0; i < a.length; i++) assertEquals(b[i], a[i], 1e-5, "dimension " + i + " of [" + s + "]");
+        }
+    }
+
+    /**
+     * The single pass (one tokenization, pooling from the output buffer) gives langchain4j's encoder's vectors, for
+     * questions, error texts, schema text with punctuation, accents, digits and SQL, and a text long enough to go to
+     * langchain4j's split into parts.
+     */
+    @Test
+    void theSinglePassGivesLangchain4jsEncodersVectors() {
+        StringBuilder longText = new StringBuilder();
+        for (int i = 0; i < 300; i++) longText.append("word").append(i).append(' ');
+        List<String> texts = new java.util.ArrayList<>(SENTENCES);
+        texts.addAll(List.of("SELECT o.o_orderkey, sum(l.l_extendedprice * (1 - l.l_discount)) FROM orders o JOIN lineitem l",
+                "Binder Error: Referenced column \"o_totalprise\" not found in FROM clause! Candidate bindings: \"o_totalprice\"",
+                "l_shipinstruct VARCHAR -- (e.g. COLLECT COD, DELIVER IN PERSON, NONE)", "Wie viele Bestellungen gab es 2024? 😀 naïve café",
+                "customers' orders — what's the 95th-percentile?", longText.toString()));
+        for (Embedder.Model model : Embedder.Model.values()) {
+            Embedder ours = new Embedder(model);
+            Embedder langchain4j = Embedder.throughLangchain4jEncoder(model);
+            for (String s : texts) {
+                float[] a = ours.embed(s);
+                float[] b = langchain4j.embed(s);
+                assertEquals(Embedder.DIMENSION, a.length);
+                for (int i = 0; i < a.length; i++) assertEquals(b[i], a[i], 1e-6, model + ", dimension " + i + " of [" + s + "]");
+            }
+            for (String blank : new String[] {"", "   "}) {
+                assertThrows(IllegalArgumentException.class, () -> langchain4j.embed(blank));
+                assertThrows(IllegalArgumentException.class, () -> ours.embed(blank), "refused as langchain4j refuses it");
+            }
         }
     }
 
