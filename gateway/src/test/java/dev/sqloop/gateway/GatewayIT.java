@@ -302,7 +302,7 @@ class GatewayIT {
             assertEquals(200, status.statusCode(), "the statusUrl answers at once: " + status.body());
             assertEquals("queued", json(status).get("status").asText(), status.body());
             assertEquals("demo", json(status).get("datasource").asText(), status.body());
-            assertEquals(404, get(gateway, "/v1/questions/" + id, KEY_B).statusCode(), "still not another tenant's");
+            assertEquals(404, getPatiently(gateway, "/v1/questions/" + id, KEY_B).statusCode(), "still not another tenant's");
         }
         String clientId = "own-repeat-" + System.nanoTime();
         String body = "{\"question\":\"How many parts?\",\"datasource\":\"demo\",\"clientId\":\"" + clientId + "\"}";
@@ -398,6 +398,17 @@ class GatewayIT {
         return r;
     }
 
+    /**
+     * GETs as a client should: a 503 (the view being rebalanced, "retry shortly") is retried. An instance another test
+     * started or stopped can move the view's partitions at any moment (a clean-clone suite saw a 503 here, 2026-11-26).
+     */
+    private static HttpResponse<String> getPatiently(Gateway g, String path, String key) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        HttpResponse<String> r;
+        while ((r = get(g, path, key)).statusCode() == 503 && System.nanoTime() < deadline) Thread.sleep(200);
+        return r;
+    }
+
     /** Final results as the stages write them: {@code reasons} per task, null for a first-attempt success. */
     private static void finishAs(List<QuestionTask> tasks, List<String> reasons) {
         try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-results")) {
@@ -479,7 +490,7 @@ class GatewayIT {
         assertFalse(reopened.get("done").asBoolean(), reopened.toString());
         assertFalse(reopened.get("byReason").has("llm_unavailable"), "the retried questions left their old counts: " + reopened);
         assertEquals(1, reopened.get("byReason").get("max_attempts").asInt());
-        JsonNode inProgress = json(get(gateway, "/v1/questions/" + id.apply(1), KEY_A));
+        JsonNode inProgress = json(getPatiently(gateway, "/v1/questions/" + id.apply(1), KEY_A));
         assertEquals("queued", inProgress.get("status").asText(), inProgress.toString());
         assertEquals(1, inProgress.get("round").asInt());
         HttpResponse<String> twice = post(gateway, "/v1/questions/" + id.apply(1) + "/retry", KEY_A, null, "");
@@ -498,7 +509,7 @@ class GatewayIT {
             assertTrue(System.nanoTime() < deadline, "the marker event never reached the trace");
             Thread.sleep(100);
         }
-        JsonNode stillOpen = json(get(gateway, "/v1/questions/" + id.apply(1), KEY_A));
+        JsonNode stillOpen = json(getPatiently(gateway, "/v1/questions/" + id.apply(1), KEY_A));
         assertEquals("in_progress", stillOpen.get("status").asText(), "round 0's late copy is ignored: " + stillOpen);
         assertEquals("marker", stillOpen.get("stage").asText(), "where it is: its current round's last event");
 
@@ -605,8 +616,8 @@ class GatewayIT {
         HttpResponse<String> r = post(gateway, "/v1/questions", KEY_A, "application/json", "{\"question\":\"secret revenue\",\"datasource\":\"demo\"}");
         String id = json(r).get("id").asText();
         awaitStatus(gateway, id, KEY_A, Set.of("queued"));
-        assertEquals(404, get(gateway, "/v1/questions/" + id, KEY_B).statusCode(), "another tenant cannot see it");
-        assertEquals(404, get(gateway, "/v1/questions/" + id + "/trace", KEY_B).statusCode());
+        assertEquals(404, getPatiently(gateway, "/v1/questions/" + id, KEY_B).statusCode(), "another tenant cannot see it");
+        assertEquals(404, getPatiently(gateway, "/v1/questions/" + id + "/trace", KEY_B).statusCode());
         HttpResponse<String> noKey = get(gateway, "/v1/questions/" + id, null);
         assertEquals(401, noKey.statusCode());
         assertEquals("unauthorized", json(noKey).get("error").asText());
