@@ -56,7 +56,7 @@ public final class Main {
 
     private static int bench(List<String> argv) throws Exception {
         Args.forCommand(argv, BENCH_USAGE, "records", "latency-ms", "in-flight", "no-share", "questions", "regime", "llm-median-ms",
-                "concurrency", "lane", "agent", "out", "cancel-at", "idle-seconds", "processes", "jvm-opts", "unique");
+                "concurrency", "lane", "agent", "out", "cancel-at", "idle-seconds", "processes", "jvm-opts", "unique", "perf");
         String what = argv.isEmpty() ? "" : argv.get(0);
         Args args = new Args(argv.isEmpty() ? List.of() : argv.subList(1, argv.size()));
         String[] positional = args.positional().toArray(String[]::new);

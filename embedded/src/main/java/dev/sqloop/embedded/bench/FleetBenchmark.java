@@ -77,6 +77,17 @@ final class FleetBenchmark {
                 Map<String, Long> cpuBefore = processes.cpu();
                 long start = System.nanoTime();
                 Thread sampler = processes.sample(results::finished, start);
+                NativeProfile.Recording[] perf = new NativeProfile.Recording[1];
+                Thread perfStarter = s.perfSeconds() == 0 ? null : Thread.ofPlatform().daemon().name("bench-perf").start(() -> {
+                    try {
+                        while (results.finished() < s.questions() / 2) Thread.sleep(100);
+                        perf[0] = NativeProfile.start(work, s.perfSeconds(), results::finished);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt(); // the run ended before half its results: nothing recorded
+                    } catch (IOException e) {
+                        System.err.println("  perf record did not start: " + e.getMessage());
+                    }
+                });
                 PipelineBenchmark.submit(client, batch, s, work);
                 results.await(Duration.ofMinutes(30), start);
                 double seconds = (System.nanoTime() - start) / 1e9;
@@ -89,7 +100,17 @@ final class FleetBenchmark {
                 List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
                 WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
                 processes.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
-                return report(s, results, seconds, captureTail, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine);
+                List<String> byCode = List.of();
+                if (perfStarter != null) {
+                    perfStarter.interrupt(); // still waiting only if the run never reached half its results
+                    perfStarter.join();
+                    Map<Long, String> pids = new LinkedHashMap<>();
+                    fleet.running().forEach((kind, jvm) -> pids.put(jvm.pid(), kind));
+                    pids.put(ProcessHandle.current().pid(), HOST);
+                    byCode = perf[0] == null ? List.of("perf recorded nothing (the run ended before half its results)")
+                            : perf[0].report(pids, List.copyOf(fleet.running().keySet()));
+                }
+                return report(s, results, seconds, captureTail, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine, byCode);
             }
         }
     }
@@ -301,7 +322,7 @@ final class FleetBenchmark {
     static PipelineBenchmark.Report report(Settings s, ResultCollector r, double seconds, double captureTail, Map<String, Long> cpu,
                                            Map<String, Long> idle,
                                            long llmCalls, SimulatedLlm.Stats llm, Processes processes, List<String> traffic,
-                                           List<String> jvmOpts, Path work, WarehouseCost engine) {
+                                           List<String> jvmOpts, Path work, WarehouseCost engine, List<String> byCode) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -353,6 +374,9 @@ final class FleetBenchmark {
                     + "the six services %.2f%n", steady.questionsPerSecond(), line, steady.services()));
         }
         if (engine.queriesPerQuestion() > 0) b.append("  warehouse               ").append(engine.line(services)).append('\n');
+        for (int i = 0; i < byCode.size(); i++) {
+            b.append(i == 0 ? "  CPU by code             " : "    ").append(byCode.get(i)).append('\n');
+        }
         for (int i = 0; i < traffic.size(); i++) {
             b.append(i == 0 ? "  Kafka                   " : "                            ").append(traffic.get(i)).append('\n');
         }

@@ -85,6 +85,9 @@ public final class PipelineBenchmark {
               --processes          each service in its own JVM, as ./sqloop run starts it (this JVM: broker, LLM, harness):
                                    CPU per question and heap per process from the kernel and each service's /metrics
               --jvm-opts "OPTS"    the services' JVM options with --processes (default "-Xmx768m -XX:+UseG1GC", the compose stack's)
+              --perf S             with --processes: record every CPU with Linux perf for S seconds from half the results and
+                                   split each process's CPU per question by kind of code (Java, ONNX, DuckDB, JIT compiler,
+                                   GC, kernel...), which JFR cannot (needs perf, and root or perf_event_paranoid -1)
               --out DIR            where timelines go (default $SQLOOP_HOME/.sqloop/bench/pipeline-<time>)
             """;
 
@@ -95,7 +98,7 @@ public final class PipelineBenchmark {
      * @param unique   each question's text made unique ({@link #text}): a batch of new questions, not the demo's 40 again
      */
     record Settings(int questions, Duration llmMedian, int concurrency, boolean lane, int agent, String regime, double cancelAt,
-                    int idleSeconds, boolean unique) {}
+                    int idleSeconds, boolean unique, int perfSeconds) {}
 
     /**
      * This process's own {@code SQLOOP_*} settings for the pipeline a bench starts (not the LLM's, which the bench
@@ -127,6 +130,10 @@ public final class PipelineBenchmark {
         List<String> jvmOpts = FleetBenchmark.jvmOpts(args.string("jvm-opts", null));
         if (processes && cancelAt > 0) throw new Args.UsageException("--cancel-at runs in one JVM: leave out --processes");
         if (idleSeconds < 0) throw new Args.UsageException("--idle-seconds is 0 or more");
+        int perfSeconds = args.integer("perf", 0);
+        if (perfSeconds < 0) throw new Args.UsageException("--perf is 0 or more seconds");
+        if (perfSeconds > 0 && !processes) throw new Args.UsageException("--perf splits each service's process: add --processes");
+        if (perfSeconds > 0 && !NativeProfile.available()) throw new Args.UsageException("--perf needs Linux perf on the PATH (apt-get install linux-perf)");
         Files.createDirectories(out);
         Path warehouse = DemoWarehouse.create(out.resolve("warehouse.duckdb"));
         System.out.printf("sqloop bench pipeline: %d questions per run, %d cores, JVM max heap %d MiB, out %s%n", questions,
@@ -137,7 +144,7 @@ public final class PipelineBenchmark {
             int agent = args.integer("agent", r.equals("llm") ? 30 : 300);
             for (String l : lane.equals("both") ? List.of("off", "on") : List.of(lane)) {
                 runs.add(new Settings(questions, latency, concurrency, l.equals("on"), cancelAt > 0 ? 0 : agent, r, cancelAt, idleSeconds,
-                        unique));
+                        unique, perfSeconds));
             }
         }
         List<Report> reports = new ArrayList<>();

@@ -88,12 +88,26 @@ class PipelineBenchmarkIT {
     /**
      * {@code --processes}: the same batch with each service in its own JVM as {@code ./sqloop run} starts it; every
      * question final once, and the CPU and heap of each process measured from the kernel and the service's metrics.
-     * With {@code --unique}: 40 new questions, not the demo's 40 again.
+     * With {@code --unique}: 40 new questions, not the demo's 40 again. With {@code --perf} (where Linux perf runs, as on
+     * the machine the suite is made for): each process's CPU split by kind of code from a system-wide sample.
      */
     @Test
     void shouldMeasureEachServiceInItsOwnProcess(@TempDir Path out) throws Exception {
-        String text = bench("--processes", "--unique", "--jvm-opts", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1", "--questions", "40",
-                "--regime", "llm", "--llm-median-ms", "50", "--concurrency", "8", "--idle-seconds", "1", "--out", out.toString());
+        boolean perf = NativeProfile.available();
+        List<String> args = new java.util.ArrayList<>(List.of("--processes", "--unique", "--jvm-opts", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+                "--questions", "40", "--regime", "llm", "--llm-median-ms", "50", "--concurrency", "8", "--idle-seconds", "1", "--out", out.toString()));
+        if (perf) args.addAll(List.of("--perf", "2"));
+        String text = bench(args.toArray(String[]::new));
+        if (perf) {
+            assertTrue(text.contains("CPU by code             perf, every CPU, 2 s from half the results"), text);
+            String block = text.substring(text.indexOf("CPU by code"));
+            for (String kind : List.of("fewshot", "generate", "repair", "validator", "executor", "gateway")) {
+                assertTrue(Pattern.compile("\\n    " + kind + " +\\d+\\.\\d\\d").matcher(block).find(), kind + "'s process has its row:\n" + text);
+            }
+            Matcher sum = Pattern.compile("\\n    = the six services +(\\d+\\.\\d\\d) +.*Java code (\\d+\\.\\d\\d)").matcher(block);
+            assertTrue(sum.find(), "the services' samples are split by kind of code, their Java among it:\n" + text);
+            assertTrue(Double.parseDouble(sum.group(2)) > 0 && Double.parseDouble(sum.group(2)) <= Double.parseDouble(sum.group(1)), sum.group());
+        }
         Matcher outcomes = Pattern.compile("outcomes +\\{(.*)}").matcher(text);
         assertTrue(outcomes.find(), text);
         int total = Pattern.compile("=(\\d+)").matcher(outcomes.group(1)).results().mapToInt(m -> Integer.parseInt(m.group(1))).sum();
