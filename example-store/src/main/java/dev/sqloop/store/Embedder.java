@@ -163,8 +163,9 @@ public final class Embedder {
      * langchain4j's model files over a session of our own options. A text of up to {@link #MAX_TOKENS} tokens (every
      * question, error text and column description here) is tokenized once and run once, mean-pooled straight from
      * the output buffer; langchain4j's encoder, which a longer text goes to (it splits it into parts and averages
-     * them), tokenizes each text three times and copies the output into nested arrays first: ~0.35 of its ~1.6 ms
-     * of CPU per sentence with the int8 build (`./sqloop bench retrieval` prints both). The vectors are the same.
+     * them), tokenizes each text three times and copies the output into nested arrays first: it costs 1.14-1.22x the
+     * CPU per sentence with the int8 build, 1.03-1.07x with the float one (`./sqloop bench retrieval` prints both). The
+     * vectors are the same.
      */
     private static final class SingleSession extends AbstractInProcessEmbeddingModel {
         /** The model's 512 positions less [CLS] and [SEP]: the longest text langchain4j runs in one part. */
