@@ -66,10 +66,10 @@ final class NativeProfile {
     }
 
     /**
-     * The report's lines: ms of CPU per question per part, split by kind of code (largest first), then the parts in
-     * {@code services} summed.
+     * The report's lines: ms of CPU per question (or per whatever {@code questions} counts) per part, split by kind of
+     * code (largest first), then the parts in {@code services} summed.
      */
-    static List<String> lines(Map<String, Map<String, Long>> split, int questions, List<String> services) {
+    static List<String> lines(Map<String, Map<String, Long>> split, double questions, List<String> services) {
         List<String> out = new ArrayList<>();
         Map<String, Long> sum = new TreeMap<>();
         split.forEach((part, kinds) -> {
@@ -80,7 +80,7 @@ final class NativeProfile {
         return out;
     }
 
-    private static String line(String part, Map<String, Long> kinds, int questions) {
+    private static String line(String part, Map<String, Long> kinds, double questions) {
         double total = kinds.values().stream().mapToLong(Long::longValue).sum() * 1000.0 / HZ / questions;
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-34s %7.2f ", part, total));
         kinds.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
@@ -140,7 +140,6 @@ final class NativeProfile {
                 return List.of("perf record failed (exit " + process.exitValue() + "): " + Files.readString(dir.resolve("perf-record.log")).strip());
             }
             int questions = finishedAtEnd - finishedAtStart;
-            if (questions <= 0) return List.of("no question ended in the " + seconds + " s recorded");
             Process script = new ProcessBuilder("perf", "script", "-i", data.toString(), "-F", "comm,pid,ip,dso")
                     .redirectError(dir.resolve("perf-script.log").toFile()).start();
             List<String> lines = new ArrayList<>();
@@ -149,9 +148,10 @@ final class NativeProfile {
             }
             script.waitFor(5, TimeUnit.MINUTES);
             List<String> out = new ArrayList<>();
+            // a window no question ended in (a short batch's tail) still says where the CPU went: per second instead
             out.add(String.format(Locale.ROOT, "perf, every CPU, %d s from half the results (%d questions final in it; %d samples): "
-                    + "ms of CPU per question by kind of code", seconds, questions, lines.size()));
-            out.addAll(lines(split(lines, parts), questions, services));
+                    + "ms of CPU per %s by kind of code", seconds, questions, lines.size(), questions > 0 ? "question" : "second"));
+            out.addAll(lines(split(lines, parts), questions > 0 ? questions : seconds, services));
             return out;
         }
     }
