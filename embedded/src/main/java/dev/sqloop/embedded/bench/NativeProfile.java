@@ -118,7 +118,8 @@ final class NativeProfile {
         private final Path dir;
         private final int seconds;
         private final int finishedAtStart;
-        private volatile int finishedAtEnd = -1;
+        /** The questions final when perf ended (not when the report is asked for, after the run). */
+        private final java.util.concurrent.CompletableFuture<Integer> finishedAtEnd;
 
         private Recording(Process process, Path data, Path dir, int seconds, IntSupplier finished) {
             this.process = process;
@@ -126,7 +127,7 @@ final class NativeProfile {
             this.dir = dir;
             this.seconds = seconds;
             this.finishedAtStart = finished.getAsInt();
-            process.onExit().thenRun(() -> finishedAtEnd = finished.getAsInt());
+            this.finishedAtEnd = process.onExit().thenApply(p -> finished.getAsInt());
         }
 
         /** Waits for the window to close; the report's block, or why there is none. */
@@ -135,11 +136,16 @@ final class NativeProfile {
                 process.destroyForcibly();
                 return List.of("perf record did not end; see " + dir.resolve("perf-record.log"));
             }
-            while (finishedAtEnd < 0) Thread.sleep(10);
+            int finishedThen;
+            try {
+                finishedThen = finishedAtEnd.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("counting the questions at perf's end failed", e.getCause());
+            }
             if (process.exitValue() != 0 || !Files.exists(data)) {
                 return List.of("perf record failed (exit " + process.exitValue() + "): " + Files.readString(dir.resolve("perf-record.log")).strip());
             }
-            int questions = finishedAtEnd - finishedAtStart;
+            int questions = finishedThen - finishedAtStart;
             Process script = new ProcessBuilder("perf", "script", "-i", data.toString(), "-F", "comm,pid,ip,dso")
                     .redirectError(dir.resolve("perf-script.log").toFile()).start();
             List<String> lines = new ArrayList<>();
