@@ -78,8 +78,9 @@ class EngineRunTest {
     void shouldStopTheEngineAndDeleteItsFolderWhenTheOwnerEnds(@TempDir Path dir) throws Exception {
         long owner = owner();
         Fake engine = shared(new EngineRun(dir, owner), new AtomicInteger(), f -> { });
-        owners.getFirst().destroyForcibly().waitFor();
+        // The handle is taken while the engine runs: the watchdog may stop it before this thread looks again.
         ProcessHandle h = ProcessHandle.of(engine.engine().pid()).orElseThrow();
+        owners.getFirst().destroyForcibly().waitFor();
         h.onExit().get(30, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (Files.exists(engine.engine().dir()) && System.nanoTime() < deadline) Thread.sleep(100);
