@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,6 +129,22 @@ public final class Embedder {
         return texts.size() == 1 ? List.of(vector(texts.getFirst())) : texts.parallelStream().map(this::vector).toList();
     }
 
+    /**
+     * The texts in one run of the model, on the calling thread (padded to the longest, the padding masked out): for
+     * the benchmark that weighs it against one text a run. The float build gives each text the vector it has alone;
+     * the int8 build quantizes its activations over the whole run, so there a text's vector depends on the others in
+     * its run, which is why the pipeline embeds one text a run ({@code ./sqloop bench retrieval} measures both).
+     */
+    public List<float[]> embedInOneRun(List<String> texts) {
+        if (session == null) throw new IllegalStateException("the default session embeds one text at a time");
+        for (String text : texts) {
+            if (text == null || text.isBlank()) throw new IllegalArgumentException("text cannot be null or blank");
+        }
+        if (texts.isEmpty()) return List.of();
+        SENTENCES.add(texts.size());
+        return session.vectors(texts);
+    }
+
     private static final java.util.concurrent.atomic.LongAdder SENTENCES = new java.util.concurrent.atomic.LongAdder();
 
     /**
@@ -162,16 +179,19 @@ public final class Embedder {
     }
 
     /**
-     * langchain4j's model files over a session of our own options. A text of up to {@link #MAX_TOKENS} tokens (every
-     * question, error text and column description here) is tokenized once and run once, mean-pooled straight from
-     * the output buffer; langchain4j's encoder, which a longer text goes to (it splits it into parts and averages
-     * them), tokenizes each text three times and copies the output into nested arrays first: it costs 1.14-1.22x the
-     * CPU per sentence with the int8 build, 1.03-1.07x with the float one (`./sqloop bench retrieval` prints both). The
-     * vectors are the same.
+     * langchain4j's model files over a session of our own options. A text is tokenized once and run once, mean-pooled
+     * straight from the output buffer; langchain4j's encoder tokenizes each text three times and copies the output
+     * into nested arrays first: it costs 1.14-1.22x the CPU per sentence with the int8 build, 1.03-1.07x with the float
+     * one (`./sqloop bench retrieval` prints both). The vectors are the same.
+     *
+     * <p>Both builds' tokenizer files cut a text at {@link #MAX_WORD_PIECES} word pieces ([CLS] and [SEP] included), and
+     * the tokenizer applies that to langchain4j's encoder too (its split of a text into 510-token parts is never
+     * reached): a text is embedded by its first ~126 word pieces, here as there. Questions and engine errors fit;
+     * a very wide table's text in the schema linker loses its last column names, which its column vectors still carry.
      */
     private static final class SingleSession extends AbstractInProcessEmbeddingModel {
-        /** The model's 512 positions less [CLS] and [SEP]: the longest text langchain4j runs in one part. */
-        static final int MAX_TOKENS = 510;
+        /** What the tokenizer files of both builds cut a text to ({@code truncation.max_length}). */
+        static final int MAX_WORD_PIECES = 128;
         private final OrtEnvironment environment;
         private final OrtSession session;
         private final HuggingFaceTokenizer tokenizer;
@@ -191,6 +211,10 @@ public final class Embedder {
                 this.typeIds = session.getInputNames().contains("token_type_ids");
                 byte[] tokenizerBytes = tokenizerJson.readAllBytes();
                 this.tokenizer = HuggingFaceTokenizer.newInstance(new ByteArrayInputStream(tokenizerBytes), Map.of("padding", "false"));
+                if (tokenizer.getMaxLength() != MAX_WORD_PIECES) {
+                    throw new IllegalStateException(model.wireName() + "'s tokenizer cuts texts at " + tokenizer.getMaxLength()
+                            + " word pieces, not " + MAX_WORD_PIECES + ": the model files changed, check the vectors against langchain4j's");
+                }
                 this.encoder = new OnnxBertBiEncoder(environment, session, new ByteArrayInputStream(tokenizerBytes), PoolingMode.MEAN);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read the " + model.wireName() + " model", e);
@@ -201,35 +225,65 @@ public final class Embedder {
 
         /** The normalized mean of the token vectors of {@code text}: langchain4j's, computed once. */
         float[] vector(String text) {
-            Encoding encoding = tokenizer.encode(text);
-            long[] ids = encoding.getIds();
-            if (ids.length - 2 > MAX_TOKENS) return embed(text).content().vector();
-            long[] shape = {1, ids.length};
+            return vectors(List.of(text)).getFirst();
+        }
+
+        /**
+         * The texts in one run of the model, padded to the longest (the padding masked out of the attention and of
+         * the mean). For one text this is langchain4j's arithmetic in its order, so the vector is its own.
+         */
+        List<float[]> vectors(List<String> texts) {
+            List<Encoding> encodings = new ArrayList<>(texts.size());
+            int length = 0;
+            for (String text : texts) {
+                Encoding encoding = tokenizer.encode(text);
+                encodings.add(encoding);
+                length = Math.max(length, encoding.getIds().length);
+            }
+            int rows = encodings.size();
+            long[] ids = new long[rows * length];
+            long[] mask = new long[rows * length];
+            long[] types = new long[rows * length];
+            for (int j = 0; j < rows; j++) {
+                Encoding e = encodings.get(j);
+                System.arraycopy(e.getIds(), 0, ids, j * length, e.getIds().length);
+                System.arraycopy(e.getAttentionMask(), 0, mask, j * length, e.getIds().length);
+                System.arraycopy(e.getTypeIds(), 0, types, j * length, e.getIds().length);
+            }
+            long[] shape = {rows, length};
             Map<String, OnnxTensor> inputs = new HashMap<>();
             try (OnnxTensor input = OnnxTensor.createTensor(environment, LongBuffer.wrap(ids), shape);
-                 OnnxTensor mask = OnnxTensor.createTensor(environment, LongBuffer.wrap(encoding.getAttentionMask()), shape);
-                 OnnxTensor types = OnnxTensor.createTensor(environment, LongBuffer.wrap(encoding.getTypeIds()), shape)) {
+                 OnnxTensor attention = OnnxTensor.createTensor(environment, LongBuffer.wrap(mask), shape);
+                 OnnxTensor typeTensor = OnnxTensor.createTensor(environment, LongBuffer.wrap(types), shape)) {
                 inputs.put("input_ids", input);
-                inputs.put("attention_mask", mask);
-                if (typeIds) inputs.put("token_type_ids", types);
+                inputs.put("attention_mask", attention);
+                if (typeIds) inputs.put("token_type_ids", typeTensor);
                 try (OrtSession.Result result = session.run(inputs)) {
                     FloatBuffer hidden = ((OnnxTensor) result.get(0)).getFloatBuffer();
-                    float[] mean = new float[DIMENSION];
-                    for (int token = 0; token < ids.length; token++) {
-                        for (int d = 0; d < DIMENSION; d++) mean[d] += hidden.get(token * DIMENSION + d);
-                    }
-                    float squares = 0;
-                    for (int d = 0; d < DIMENSION; d++) {
-                        mean[d] /= ids.length;
-                        squares += mean[d] * mean[d];
-                    }
-                    float norm = (float) Math.sqrt(squares);
-                    for (int d = 0; d < DIMENSION; d++) mean[d] /= norm;
-                    return mean;
+                    List<float[]> out = new ArrayList<>(rows);
+                    for (int j = 0; j < rows; j++) out.add(meanOf(hidden, j * length, encodings.get(j).getIds().length));
+                    return out;
                 }
             } catch (OrtException e) {
                 throw new IllegalStateException("embedding failed: " + e.getMessage(), e);
             }
+        }
+
+        /** The normalized mean of {@code tokens} token vectors from token {@code first} of the model's output. */
+        private static float[] meanOf(FloatBuffer hidden, int first, int tokens) {
+            float[] mean = new float[DIMENSION];
+            for (int token = 0; token < tokens; token++) {
+                int base = (first + token) * DIMENSION;
+                for (int d = 0; d < DIMENSION; d++) mean[d] += hidden.get(base + d);
+            }
+            float squares = 0;
+            for (int d = 0; d < DIMENSION; d++) {
+                mean[d] /= tokens;
+                squares += mean[d] * mean[d];
+            }
+            float norm = (float) Math.sqrt(squares);
+            for (int d = 0; d < DIMENSION; d++) mean[d] /= norm;
+            return mean;
         }
 
         private static InputStream resource(String name) {

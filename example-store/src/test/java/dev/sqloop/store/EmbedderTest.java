@@ -71,6 +71,50 @@ class EmbedderTest {
         }
     }
 
+    /**
+     * Texts of different lengths in one run (the shorter padded and masked), one cut by the tokenizer among them: the
+     * float build gives each text its vector alone; the int8 build's stay close (its activations are quantized over
+     * the run).
+     */
+    @Test
+    void oneRunOfSeveralTextsMasksThePadding() {
+        StringBuilder longText = new StringBuilder();
+        for (int i = 0; i < 300; i++) longText.append("word").append(i).append(' ');
+        List<String> texts = List.of("Top 5 customers by revenue", longText.toString(),
+                "Binder Error: Referenced column \"o_totalprise\" not found in FROM clause! Candidate bindings: \"o_totalprice\"",
+                "orders");
+        for (Embedder.Model model : Embedder.Model.values()) {
+            Embedder e = new Embedder(model);
+            List<float[]> run = e.embedInOneRun(texts);
+            assertEquals(texts.size(), run.size());
+            for (int i = 0; i < texts.size(); i++) {
+                double cosine = Embedder.cosine(e.embed(texts.get(i)), run.get(i));
+                double floor = model == Embedder.Model.ALL_MINILM_L6_V2 ? 0.99999 : 0.95;
+                assertTrue(cosine > floor, model + " [" + texts.get(i) + "] in the run vs alone: " + cosine);
+            }
+            assertArrayEquals(e.embed("orders"), e.embedInOneRun(List.of("orders")).getFirst(), "a run of one is the text alone");
+            assertThrows(IllegalArgumentException.class, () -> e.embedInOneRun(List.of("orders", " ")));
+        }
+    }
+
+    /**
+     * The tokenizer files cut a text at 128 word pieces, for langchain4j's encoder as for the single pass: two texts
+     * that differ only after their first ~150 words have one vector, and two that differ in their first words do not.
+     */
+    @Test
+    void aTextIsEmbeddedByItsFirst128WordPieces() {
+        StringBuilder head = new StringBuilder();
+        for (int i = 0; i < 150; i++) head.append("orders ");
+        String a = head + "shipped to Paris in 2023";
+        String b = head + "cancelled by customers in Berlin";
+        for (Embedder.Model model : Embedder.Model.values()) {
+            for (Embedder e : List.of(new Embedder(model), Embedder.throughLangchain4jEncoder(model))) {
+                assertArrayEquals(e.embed(a), e.embed(b), model + ": the tail past 128 word pieces is not read");
+                assertTrue(Embedder.cosine(e.embed("revenue " + a), e.embed("customers " + a)) < 1 - 1e-4, model + ": the head is");
+            }
+        }
+    }
+
     @Test
     void similarQuestionsAreCloserThanUnrelatedOnes() {
         Embedder e = new Embedder();

@@ -1,16 +1,10 @@
 package dev.sqloop.embedded.bench;
 
-import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
-import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtSession;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.fewshot.schema.SchemaSource;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.store.StoredExample;
-import java.nio.FloatBuffer;
-import java.nio.LongBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -102,74 +96,28 @@ public final class RetrievalBenchmark {
      * moves when it shares a run. The int8 build quantizes its activations per run (dynamic quantization over the
      * whole input), so a vector depends on the other sentences of its batch; the float build's does not.
      */
-    private static void compareBatches(List<String> sentences, int count) throws Exception {
-        OrtEnvironment env = OrtEnvironment.getEnvironment();
+    private static void compareBatches(List<String> sentences, int count) {
         com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         int n = Math.min(count, sentences.size());
         for (Embedder.Model model : Embedder.Model.values()) {
-            try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-                options.setIntraOpNumThreads(1);
-                options.setInterOpNumThreads(1);
-                options.addConfigEntry("session.intra_op.allow_spinning", "0");
-                try (OrtSession session = env.createSession(resource(model.wireName() + ".onnx").readAllBytes(), options);
-                     HuggingFaceTokenizer tokenizer = HuggingFaceTokenizer.newInstance(resource(model.wireName() + "-tokenizer.json"),
-                             java.util.Map.of("padding", "false"))) {
-                    float[][] single = null;
-                    StringBuilder line = new StringBuilder("embedding CPU by batch, " + model.wireName() + ", 1 thread:");
-                    for (int batch : new int[] {1, 1, 4, 8, 16}) {
-                        long cpu = bean.getCurrentThreadCpuTime();
-                        float[][] vectors = new float[n][];
-                        for (int i = 0; i < n; i += batch) embedBatch(env, session, tokenizer, sentences.subList(i, Math.min(n, i + batch)), vectors, i);
-                        double ms = (bean.getCurrentThreadCpuTime() - cpu) / 1e6 / n;
-                        if (single == null) {
-                            single = vectors; // the first pass of batch 1 warms the session up
-                            continue;
-                        }
-                        double min = 1;
-                        for (int i = 0; i < n; i++) min = Math.min(min, Embedder.cosine(single[i], vectors[i]));
-                        line.append(String.format(Locale.ROOT, " %d a run %.2f ms per sentence (min cosine to alone %.4f);", batch, ms, min));
-                    }
-                    System.out.println(line.substring(0, line.length() - 1));
+            Embedder embedder = new Embedder(model);
+            List<float[]> single = null;
+            StringBuilder line = new StringBuilder("embedding CPU by batch, " + model.wireName() + ", 1 thread:");
+            for (int batch : new int[] {1, 1, 4, 8, 16}) {
+                long cpu = bean.getCurrentThreadCpuTime();
+                List<float[]> vectors = new ArrayList<>(n);
+                for (int i = 0; i < n; i += batch) vectors.addAll(embedder.embedInOneRun(sentences.subList(i, Math.min(n, i + batch))));
+                double ms = (bean.getCurrentThreadCpuTime() - cpu) / 1e6 / n;
+                if (single == null) {
+                    single = vectors; // the first pass of batch 1 warms the session up
+                    continue;
                 }
+                double min = 1;
+                for (int i = 0; i < n; i++) min = Math.min(min, Embedder.cosine(single.get(i), vectors.get(i)));
+                line.append(String.format(Locale.ROOT, " %d a run %.2f ms per sentence (min cosine to alone %.4f);", batch, ms, min));
             }
+            System.out.println(line.substring(0, line.length() - 1));
         }
-    }
-
-    private static void embedBatch(OrtEnvironment env, OrtSession session, HuggingFaceTokenizer tokenizer, List<String> batch,
-                                   float[][] out, int at) throws Exception {
-        long[][] ids = new long[batch.size()][];
-        int length = 0;
-        for (int j = 0; j < batch.size(); j++) {
-            ids[j] = tokenizer.encode(batch.get(j)).getIds();
-            length = Math.max(length, ids[j].length);
-        }
-        long[] input = new long[batch.size() * length];
-        long[] mask = new long[batch.size() * length];
-        for (int j = 0; j < batch.size(); j++) {
-            System.arraycopy(ids[j], 0, input, j * length, ids[j].length);
-            Arrays.fill(mask, j * length, j * length + ids[j].length, 1);
-        }
-        long[] shape = {batch.size(), length};
-        try (OnnxTensor a = OnnxTensor.createTensor(env, LongBuffer.wrap(input), shape);
-             OnnxTensor m = OnnxTensor.createTensor(env, LongBuffer.wrap(mask), shape);
-             OnnxTensor t = OnnxTensor.createTensor(env, LongBuffer.wrap(new long[input.length]), shape);
-             OrtSession.Result r = session.run(java.util.Map.of("input_ids", a, "attention_mask", m, "token_type_ids", t))) {
-            FloatBuffer hidden = ((OnnxTensor) r.get(0)).getFloatBuffer();
-            for (int j = 0; j < batch.size(); j++) {
-                float[] v = new float[Embedder.DIMENSION];
-                for (int k = 0; k < ids[j].length; k++) {
-                    int base = (j * length + k) * Embedder.DIMENSION;
-                    for (int d = 0; d < Embedder.DIMENSION; d++) v[d] += hidden.get(base + d);
-                }
-                out[at + j] = v; // the mean's division does not change a cosine
-            }
-        }
-    }
-
-    private static java.io.InputStream resource(String name) {
-        java.io.InputStream in = Embedder.class.getResourceAsStream("/" + name);
-        if (in == null) throw new IllegalStateException(name + " is not on the classpath");
-        return in;
     }
 
     /** {process CPU ms per text, wall ms per text} for {@code count} texts embedded by {@code callers} threads. */
