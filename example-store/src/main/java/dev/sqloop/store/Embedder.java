@@ -104,9 +104,13 @@ public final class Embedder {
         return new Embedder(model, THREADS, true);
     }
 
-    private float[] vector(String text) {
-        // as langchain4j's models refuse it: a blank text has no meaning to embed
+    /** As langchain4j's models refuse it: a blank text has no meaning to embed. */
+    private static void requireText(String text) {
         if (text == null || text.isBlank()) throw new IllegalArgumentException("text cannot be null or blank");
+    }
+
+    private float[] vector(String text) {
+        requireText(text);
         if (stock != null) return stock.embed(text).content().vector();
         return langchain4jEncoder ? session.embed(text).content().vector() : session.vector(text);
     }
@@ -137,9 +141,7 @@ public final class Embedder {
      */
     public List<float[]> embedInOneRun(List<String> texts) {
         if (session == null) throw new IllegalStateException("the default session embeds one text at a time");
-        for (String text : texts) {
-            if (text == null || text.isBlank()) throw new IllegalArgumentException("text cannot be null or blank");
-        }
+        texts.forEach(Embedder::requireText);
         if (texts.isEmpty()) return List.of();
         SENTENCES.add(texts.size());
         return session.vectors(texts);

@@ -392,10 +392,7 @@ class GatewayIT {
      * sent) is retried; the two-instance part of a test starts while the new instance's stores are restoring.
      */
     private static HttpResponse<String> postPatiently(Gateway g, String path, String contentType, String body) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        HttpResponse<String> r;
-        while ((r = post(g, path, KEY_A, contentType, body)).statusCode() == 503 && System.nanoTime() < deadline) Thread.sleep(200);
-        return r;
+        return patiently(() -> post(g, path, KEY_A, contentType, body));
     }
 
     /**
@@ -403,9 +400,14 @@ class GatewayIT {
      * started or stopped can move the view's partitions at any moment (a clean-clone suite saw a 503 here, 2026-11-26).
      */
     private static HttpResponse<String> getPatiently(Gateway g, String path, String key) throws Exception {
+        return patiently(() -> get(g, path, key));
+    }
+
+    /** {@code request} sent again while it answers 503, for up to 60 s: its last answer. */
+    private static HttpResponse<String> patiently(java.util.concurrent.Callable<HttpResponse<String>> request) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         HttpResponse<String> r;
-        while ((r = get(g, path, key)).statusCode() == 503 && System.nanoTime() < deadline) Thread.sleep(200);
+        while ((r = request.call()).statusCode() == 503 && System.nanoTime() < deadline) Thread.sleep(200);
         return r;
     }
 
