@@ -3,23 +3,72 @@ package dev.sqloop.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Free loopback ports for servers the testkit starts, and waiting for a started service to be ready on one. */
 public final class Ports {
     private Ports() {}
 
+    /** Ports below the kernel's ephemeral range, which outgoing connections never take (Linux's default starts at 32768). */
+    private static final int LOWEST = 10_000;
+    private static final int[] RANGE = {LOWEST, ephemeralLow()};
+    /** Where this process looks next: a random start (another JVM starts elsewhere), then on, never the same port twice. */
+    private static final AtomicInteger NEXT = new AtomicInteger(ThreadLocalRandom.current().nextInt(1 << 20));
+
+    /**
+     * A loopback port free now, for a server about to be started on it. Taken below the ephemeral range: a port the
+     * kernel handed out (bind to 0) is in that range, where any outgoing connection of any process may take it before
+     * the server binds — a bench whose six services were opening their Kafka connections lost its gateway's port so.
+     * Falls back to the kernel's choice when the range below is too small.
+     */
     public static int free() {
+        int size = RANGE[1] - RANGE[0];
+        if (size < 1_000) return kernelChosen();
+        for (int tried = 0; tried < size; tried++) {
+            int port = RANGE[0] + Math.floorMod(NEXT.getAndIncrement(), size);
+            if (bindable(port)) return port;
+        }
+        return kernelChosen();
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+            return true;
+        } catch (IOException inUse) {
+            return false;
+        }
+    }
+
+    private static int kernelChosen() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The first port of the kernel's ephemeral range (Linux), or {@link #LOWEST} (no range below it) where unknown. */
+    static int ephemeralLow() {
+        try {
+            // not Files.readString: it trusts the size /proc reports (0) and returned the first character only
+            try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+                return Integer.parseInt(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip().split("\\s+")[0]);
+            }
+        } catch (IOException | RuntimeException unknown) {
+            return LOWEST;
         }
     }
 
