@@ -2,6 +2,7 @@ package dev.sqloop.embedded;
 
 import dev.sqloop.cli.Args;
 import dev.sqloop.embedded.bench.ExecutorBenchmark;
+import dev.sqloop.embedded.bench.MachineSpeed;
 import dev.sqloop.embedded.bench.PipelineBenchmark;
 import dev.sqloop.embedded.bench.RetrievalBenchmark;
 import dev.sqloop.embedded.bench.RunnerBenchmark;
@@ -39,7 +40,7 @@ public final class Main {
     }
 
     static final String BENCH_USAGE = """
-            usage: ./sqloop bench pipeline|runner|validator|executor|retrieval [options]
+            usage: ./sqloop bench pipeline|runner|validator|executor|retrieval|probe [options]
 
               pipeline [--questions N] [--regime llm|cpu|both] [--llm-median-ms 800] [--concurrency 256]
                        [--lane on|off|both] [--agent N] [--unique] [--processes [--jvm-opts "OPTS"]] [--out DIR]
@@ -52,6 +53,8 @@ public final class Main {
               validator [ROUNDS]           static-validation latency per parser family (p50/p99)
               executor [ITERATIONS]        executor overhead over raw JDBC on DuckDB
               retrieval [N] [Q]            embed + top-k search at 1k and N stored examples, schema linking
+              probe [ROUNDS]               this machine's speed now: a fixed piece of sqloop's work on one thread
+                                           (pipeline --processes times it before and after its run)
             """;
 
     private static int bench(List<String> argv) throws Exception {
@@ -70,7 +73,8 @@ public final class Main {
             case "validator" -> ValidationBenchmark.main(positional);
             case "executor" -> ExecutorBenchmark.main(positional);
             case "retrieval" -> RetrievalBenchmark.main(positional);
-            default -> throw new Args.UsageException("bench what? one of: pipeline, runner, validator, executor, retrieval");
+            case "probe" -> MachineSpeed.main(positional);
+            default -> throw new Args.UsageException("bench what? one of: pipeline, runner, validator, executor, retrieval, probe");
         }
         return 0;
     }

@@ -39,6 +39,8 @@ final class FleetBenchmark {
     static final String HOST = "broker + simulated LLM (this JVM)";
     /** What the compose stack gives each service. */
     static final String DEFAULT_JVM_OPTS = "-Xmx768m -XX:+UseG1GC";
+    /** How often the harness takes a tenth of the {@link MachineSpeed} probe during a run (~1 % of a core). */
+    static final long PROBE_EVERY_MS = 5_000;
 
     private FleetBenchmark() {}
 
@@ -74,6 +76,8 @@ final class FleetBenchmark {
                 ResultCollector results = new ResultCollector(broker.bootstrapServers(), s.questions());
                 long callsBefore = llm.stats().calls();
                 Map<String, KafkaTraffic.Usage> trafficBefore = KafkaTraffic.snapshot(broker.bootstrapServers());
+                // warmed up here, before the batch: its samples are taken while the batch runs
+                MachineSpeed.Sampler speed = new MachineSpeed.Probe(batch).during(results::finished, PROBE_EVERY_MS);
                 Map<String, Long> cpuBefore = processes.cpu();
                 long start = System.nanoTime();
                 Thread sampler = processes.sample(results::finished, start);
@@ -93,6 +97,7 @@ final class FleetBenchmark {
                 double seconds = (System.nanoTime() - start) / 1e9;
                 double captureTail = CaptureBacklog.awaitDrained(broker.bootstrapServers(), PREFIX, Duration.ofMinutes(2));
                 Map<String, Long> cpu = minus(processes.cpu(), cpuBefore);
+                speed.stop();
                 sampler.interrupt();
                 sampler.join(30_000);
                 long calls = llm.stats().calls() - callsBefore;
@@ -110,7 +115,8 @@ final class FleetBenchmark {
                     byCode = perf[0] == null ? List.of("perf recorded nothing (the run ended before half its results)")
                             : perf[0].report(pids, List.copyOf(fleet.running().keySet()));
                 }
-                return report(s, results, seconds, captureTail, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine, byCode);
+                return report(s, results, seconds, captureTail, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine, byCode,
+                        speed.from(results.finished() / 2));
             }
         }
     }
@@ -322,7 +328,8 @@ final class FleetBenchmark {
     static PipelineBenchmark.Report report(Settings s, ResultCollector r, double seconds, double captureTail, Map<String, Long> cpu,
                                            Map<String, Long> idle,
                                            long llmCalls, SimulatedLlm.Stats llm, Processes processes, List<String> traffic,
-                                           List<String> jvmOpts, Path work, WarehouseCost engine, List<String> byCode) {
+                                           List<String> jvmOpts, Path work, WarehouseCost engine, List<String> byCode,
+                                           double[] steadyProbes) {
         int n = r.finished();
         double throughput = n / seconds;
         double callsPerQuestion = (double) llmCalls / n;
@@ -372,6 +379,8 @@ final class FleetBenchmark {
                     line.append(String.format(Locale.ROOT, "%s %.2f, ", part.equals(HOST) ? "broker + LLM" : part, ms)));
             b.append(String.format(Locale.ROOT, "  steady state            the second half of the results, %.1f questions/s: ms of CPU per question %s"
                     + "the six services %.2f%n", steady.questionsPerSecond(), line, steady.services()));
+            String probe = MachineSpeed.line(steadyProbes, steady.services());
+            if (probe != null) b.append("  machine speed           ").append(probe).append('\n');
         }
         if (engine.queriesPerQuestion() > 0) b.append("  warehouse               ").append(engine.line(services)).append('\n');
         for (int i = 0; i < byCode.size(); i++) {

@@ -152,7 +152,14 @@ final class NativeProfile {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(script.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = r.readLine(); line != null; line = r.readLine()) lines.add(line);
             }
-            script.waitFor(5, TimeUnit.MINUTES);
+            if (!script.waitFor(5, TimeUnit.MINUTES)) {
+                script.destroyForcibly();
+                return List.of("perf script did not end in 5 minutes; see " + dir.resolve("perf-script.log"));
+            }
+            if (script.exitValue() != 0 || lines.isEmpty()) { // not a profile of 0 samples: why there is none
+                return List.of("perf script failed (exit " + script.exitValue() + ", " + lines.size() + " samples): "
+                        + Files.readString(dir.resolve("perf-script.log")).strip());
+            }
             List<String> out = new ArrayList<>();
             // a window no question ended in (a short batch's tail) still says where the CPU went: per second instead
             out.add(String.format(Locale.ROOT, "perf, every CPU, %d s from half the results (%d questions final in it; %d samples): "
