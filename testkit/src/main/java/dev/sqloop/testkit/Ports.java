@@ -63,7 +63,7 @@ public final class Ports {
     /** The first port of the kernel's ephemeral range (Linux), or {@link #LOWEST} (no range below it) where unknown. */
     static int ephemeralLow() {
         try {
-            // not Files.readString: it trusts the size /proc reports (0) and returned the first character only
+            // not Files.readString: on this /proc file (size 0) it returned the first character only (JDK 25)
             try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
                 return Integer.parseInt(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip().split("\\s+")[0]);
             }
