@@ -379,7 +379,7 @@ final class FleetBenchmark {
                     line.append(String.format(Locale.ROOT, "%s %.2f, ", part.equals(HOST) ? "broker + LLM" : part, ms)));
             b.append(String.format(Locale.ROOT, "  steady state            the second half of the results, %.1f questions/s: ms of CPU per question %s"
                     + "the six services %.2f%n", steady.questionsPerSecond(), line, steady.services()));
-            String probe = MachineSpeed.line(steadyProbes, steady.services());
+            String probe = MachineSpeed.line(steadyProbes);
             if (probe != null) b.append("  machine speed           ").append(probe).append('\n');
         }
         if (engine.queriesPerQuestion() > 0) b.append("  warehouse               ").append(engine.line(services)).append('\n');

@@ -22,11 +22,10 @@ import java.util.function.IntSupplier;
 /**
  * How fast this machine is at a given moment: a fixed piece of sqloop's own kinds of work on one thread, timed by that
  * thread's CPU clock — JSON round trips of the demo's questions as the stages carry them, the validator's parse of
- * their gold SQL, the embedding of their text. This VM's speed moves by up to ~40 % within minutes with nothing of ours
- * running (no steal time: the host's caches and memory bandwidth are shared), and CPU per question moves with it, so a
- * figure alone does not say whether the code or the hour changed. Taken every few seconds during a run
- * ({@link #during}), under the run's own load, the probe puts runs of different hours on one scale: CPU per question ÷
- * the probe's milliseconds.
+ * their gold SQL, the embedding of their text. On the VM the README's figures come from, the probe moved between 349
+ * and 559 ms within minutes with nothing else running (and no steal time: the host shares its caches and memory). A
+ * run of {@code bench pipeline --processes} takes a tenth of it every few seconds ({@link #during}) and prints the mean
+ * over its steady state, as context for the run's figures.
  *
  * @param jsonMs  CPU of {@value #JSON_ROUND_TRIPS} encode + decode round trips of a question's task
  * @param parseMs CPU of {@value #PARSES} parses of the batch's gold SQL (DuckDB's parser family)
@@ -115,7 +114,7 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
          * moment; warmed up first, so the samples time compiled code.
          */
         Sampler during(IntSupplier finished, long everyMillis) {
-            measure();
+            for (int round = 0; round < WARM_UP_ROUNDS; round++) run(1);
             Sampler sampler = new Sampler();
             sampler.thread = Thread.ofPlatform().daemon().name("bench-speed-probe").start(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
@@ -154,18 +153,19 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
     }
 
     /**
-     * The report's line: the probe during the steady state, and the six services' steady CPU per question on its scale.
-     * Null without samples in the window.
+     * The report's line: how fast the machine ran the probe during the steady state, under the run's load. Context for
+     * the run's figures, not a divisor for them: in three 20,000-question runs within an hour the probe did not follow
+     * the steady CPU per question (14.90 ms at a 635 ms probe, 17.01 ms at 602 ms), so it does not put runs of different
+     * hours on one scale. Null without samples in the window.
      */
-    static String line(double[] steadySamples, double steadyServicesMs) {
+    static String line(double[] steadySamples) {
         if (steadySamples.length == 0) return null;
         double[] sorted = steadySamples.clone();
         Arrays.sort(sorted);
         double mean = Arrays.stream(sorted).average().orElseThrow();
-        return String.format(Locale.ROOT, "probe %.0f ms mean over the steady state (%d samples, %.0f-%.0f; the same fixed work on one thread, "
-                        + "under the run's load): the six services' steady CPU per question ÷ the probe = %.1f per second of probe "
-                        + "(runs of different hours compare on it)", mean, sorted.length, sorted[0], sorted[sorted.length - 1],
-                steadyServicesMs / mean * 1000);
+        return String.format(Locale.ROOT, "probe %.0f ms mean over the steady state (%d samples, %.0f-%.0f): the fixed work of `./sqloop "
+                + "bench probe` on one thread of this JVM, under the run's load (idle, it reads 350-560 ms on the machine the README's "
+                + "figures come from)", mean, sorted.length, sorted[0], sorted[sorted.length - 1]);
     }
 
     /** The demo's questions as a stage carries them: three examples, the SQL, timings, a batch. */
