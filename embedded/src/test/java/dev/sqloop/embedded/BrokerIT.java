@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class BrokerIT {
     @Test
     void shouldComeBackAtTheSameAddressWithItsTopicsAndRecords() throws Exception {
-        Path dir = Files.createTempDirectory("sqloop-broker-it-");
+        Path dir = TestDirs.create("sqloop-broker-it-");
         String address;
         try (EmbeddedKafka broker = Broker.start(dir)) {
             address = broker.bootstrapServers();

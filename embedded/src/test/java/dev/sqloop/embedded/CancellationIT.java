@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class CancellationIT {
     @Test
     void shouldEndTheRestOfACancelledBatchWithoutFurtherLlmCalls() throws Exception {
-        Path work = Files.createTempDirectory("sqloop-cancel-it-");
+        Path work = TestDirs.create("sqloop-cancel-it-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         DemoBatch batch = DemoBatch.load();
         SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7);

@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -81,7 +82,7 @@ class ExamplesApiIT {
         broker = EmbeddedKafka.start();
         kafka = KafkaSettings.of(broker.bootstrapServers());
         KafkaClients.ensureTopics(kafka, Topics.ALL, Duration.ofSeconds(60));
-        Path dir = Files.createTempDirectory("examples-it-");
+        Path dir = TestDirs.create("examples-it-");
         Embedder embedder = new Embedder();
         store = LuceneExampleStore.open(dir.resolve("index"));
         // seeded before the service starts, like ./sqloop seed; the start-up sync publishes them
@@ -100,7 +101,7 @@ class ExamplesApiIT {
                 "SQLOOP_GROUP_PREFIX", "examples-it", "SQLOOP_SHUTDOWN_TIMEOUT", "10s")), new SimpleMeterRegistry(), Clock.systemUTC(),
                 embedder, store);
         worker.runners().forEach(r -> runners.add(r.start()));
-        gateway = startGateway(Files.createTempDirectory("examples-gw-a-"));
+        gateway = startGateway(TestDirs.create("examples-gw-a-"));
     }
 
     @AfterAll
@@ -169,7 +170,7 @@ class ExamplesApiIT {
         for (String q : SEEDS.subList(0, 2)) {
             awaitListed(gateway, "?source=seed&prefix=" + URLEncoder.encode(q, StandardCharsets.UTF_8), KEY_B, null);
         }
-        Path state = Files.createTempDirectory("examples-gw-b-");
+        Path state = TestDirs.create("examples-gw-b-");
         Set<String> onA;
         try (Gateway second = startGateway(state)) {
             onA = ids(listAll(gateway, "", KEY_A));

@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,7 +75,7 @@ class PipelineEndToEndIT {
             Thread.sleep(500);
         }
         assertTrue(status != null && status.get("done").asBoolean(), "every question reached a final state: " + status);
-        Path out = Files.createTempFile("results", ".jsonl");
+        Path out = TestDirs.file("results", ".jsonl");
         SubmitCommand.download(client, batchId, out);
         return Files.readAllLines(out).stream().filter(l -> !l.isBlank()).map(l -> {
             try {
@@ -88,7 +89,7 @@ class PipelineEndToEndIT {
     @Test
     void shouldRepairTheDemoBatchThenCarryAThousandQuestionBatchToTheEnd() throws Exception {
         DemoBatch batch = DemoBatch.load();
-        Path work = Files.createTempDirectory("e2e-");
+        Path work = TestDirs.create("e2e-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings(warehouse), oracle(batch), false)) {
             // Admission reads the backlog of these (topic, group) pairs: a renamed stage or group would leave it reading a
@@ -224,7 +225,7 @@ class PipelineEndToEndIT {
     @Test
     void shouldNotRepairWhenTheCorrectionPromptCarriesNoEvidence() throws Exception {
         DemoBatch batch = DemoBatch.load();
-        Path work = Files.createTempDirectory("e2e-stripped-");
+        Path work = TestDirs.create("e2e-stripped-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings(warehouse), oracle(batch), true)) {
             // Admission reads the backlog of these (topic, group) pairs: a renamed stage or group would leave it reading a

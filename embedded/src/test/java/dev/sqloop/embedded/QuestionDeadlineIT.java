@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,7 +33,7 @@ class QuestionDeadlineIT {
 
     @Test
     void shouldCountTheDeadlineFromTheStartOfAQuestionNotItsWaitToBeAdmitted() throws Exception {
-        Path work = Files.createTempDirectory("sqloop-deadline-it-");
+        Path work = TestDirs.create("sqloop-deadline-it-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         DemoBatch batch = DemoBatch.load();
         SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 5), 5);

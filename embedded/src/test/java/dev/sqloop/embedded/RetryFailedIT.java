@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class RetryFailedIT {
     @Test
     void shouldRunOutageFailuresAgainOnceTheLlmIsBack() throws Exception {
-        Path work = Files.createTempDirectory("sqloop-retry-it-");
+        Path work = TestDirs.create("sqloop-retry-it-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         DemoBatch batch = DemoBatch.load();
         // no injected SQL faults: every question succeeds at its first attempt once the LLM answers

@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,7 +44,7 @@ class ServeIT {
         List<DefogQuestions.Question> questions = DefogQuestions.load().stream().filter(q -> q.database().equals(DATABASE)).toList();
         Map<String, String> gold = new LinkedHashMap<>();
         questions.forEach(q -> gold.put(q.question(), q.firstGold()));
-        Path dataDir = Files.createTempDirectory("sqloop-serve-it-");
+        Path dataDir = TestDirs.create("sqloop-serve-it-");
         ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs = new ch.qos.logback.core.read.ListAppender<>();
         logs.start();

@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -62,7 +63,7 @@ class ServiceClasspathIT {
     static void start() throws Exception {
         broker = EmbeddedKafka.start();
         KafkaClients.ensureTopics(KafkaSettings.of(broker.bootstrapServers()), Topics.ALL, Duration.ofSeconds(60));
-        work = Files.createTempDirectory("service-cp-");
+        work = TestDirs.create("service-cp-");
         warehouse = work.resolve("warehouse.duckdb");
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + warehouse); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE answers AS SELECT 42 AS answer");

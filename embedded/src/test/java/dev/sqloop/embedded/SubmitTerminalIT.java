@@ -1,5 +1,6 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,12 +60,12 @@ class SubmitTerminalIT {
             int port = Ports.free();
             GatewayConfig config = GatewayConfig.fromEnv(new EnvConfig(Map.of(
                     "SQLOOP_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "SQLOOP_GATEWAY_PORT", Integer.toString(port),
-                    "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_GATEWAY_STATE_DIR", Files.createTempDirectory("gw-").toString())));
+                    "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_GATEWAY_STATE_DIR", TestDirs.create("gw-").toString())));
             try (Gateway gateway = Gateway.start(config, Metrics.newRegistry(), Duration.ofSeconds(90));
                  StageRunner<QuestionTask> finisher = KafkaClients.runner(new Finisher(), Topics.RETRIEVE_EXAMPLES,
                          KafkaSettings.of(broker.bootstrapServers()), RunnerSettings.defaults("finisher").withMaxInFlight(8),
                          new SimpleMeterRegistry())) {
-                Path dir = Files.createTempDirectory("submit-");
+                Path dir = TestDirs.create("submit-");
                 Path input = dir.resolve("questions.jsonl");
                 StringBuilder lines = new StringBuilder();
                 for (int i = 0; i < total; i++) lines.append("{\"question\":\"q").append(i).append("\",\"datasource\":\"demo\"}\n");

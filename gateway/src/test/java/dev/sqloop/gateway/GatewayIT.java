@@ -1,5 +1,6 @@
 package dev.sqloop.gateway;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,7 +57,7 @@ class GatewayIT {
     @BeforeAll
     static void start() throws Exception {
         broker = EmbeddedKafka.start();
-        stateDir = Files.createTempDirectory("gw-a-");
+        stateDir = TestDirs.create("gw-a-");
         gateway = startGateway(stateDir);
     }
 
@@ -529,7 +530,7 @@ class GatewayIT {
         assertEquals(1, q1.get("round").asInt());
 
         // One question, asked of each instance: the one that does not own it forwards the POST (method and body).
-        Path secondState = Files.createTempDirectory("gw-r-");
+        Path secondState = TestDirs.create("gw-r-");
         try (Gateway second = startGateway(secondState)) {
             awaitBatch(second, batchId, KEY_A, s -> s.get("done").asBoolean());
             Gateway notOwner = gateway.owns(ResultsView.QUESTIONS, id.apply(4)) ? second : gateway;
@@ -650,7 +651,7 @@ class GatewayIT {
         assertEquals(1000, done.get("byStatus").get("succeeded").asInt());
         assertEquals(before + 1000, counted(gateway, "sales", "first_attempt_success"), "every final result counted once");
 
-        Path secondState = Files.createTempDirectory("gw-b-");
+        Path secondState = TestDirs.create("gw-b-");
         try (Gateway second = startGateway(secondState)) {
             awaitBatchDone(second, batchId);
             for (QuestionTask t : tasks.subList(0, 50)) {

@@ -1,5 +1,6 @@
 package dev.sqloop.generator;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,7 +23,7 @@ class MemoryPastFixesTest {
     @Test
     void shouldPutASimilarPastFixIntoTheCorrectionPrompt() throws Exception {
         Embedder embedder = new Embedder();
-        try (LuceneExampleStore store = LuceneExampleStore.open(Files.createTempDirectory("fixes"))) {
+        try (LuceneExampleStore store = LuceneExampleStore.open(TestDirs.create("fixes"))) {
             String error = "Binder Error: Referenced column \"categry\" not found in FROM clause! Candidate bindings: \"category\"";
             store.upsertFix(new ErrorFix("shop", error, "column_not_found", "SELECT categry FROM products",
                     "SELECT category FROM products", "duckdb", "Which categories exist?", Instant.now()), embedder.embed(error));

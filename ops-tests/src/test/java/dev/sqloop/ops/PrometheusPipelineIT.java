@@ -1,5 +1,6 @@
 package dev.sqloop.ops;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,7 +60,7 @@ class PrometheusPipelineIT {
 
     @BeforeAll
     static void runABatchScrapedByPrometheus() throws Exception {
-        Path work = Files.createTempDirectory("sqloop-prometheus-it-");
+        Path work = TestDirs.create("sqloop-prometheus-it-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         DemoBatch batch = DemoBatch.load();
         llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7);

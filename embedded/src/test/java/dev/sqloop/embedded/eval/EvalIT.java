@@ -1,5 +1,6 @@
 package dev.sqloop.embedded.eval;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,7 +25,7 @@ class EvalIT {
 
     @BeforeAll
     static void warehouses() throws Exception {
-        Path dir = Files.createTempDirectory("sqloop-eval-it-");
+        Path dir = TestDirs.create("sqloop-eval-it-");
         for (String db : DATABASES) {
             Path file = DefogDatasets.loadIntoDuckDb(db, dir.resolve(db + ".duckdb"));
             String key = "SQLOOP_DATASOURCE_" + db.toUpperCase(java.util.Locale.ROOT);
@@ -37,7 +38,7 @@ class EvalIT {
 
     @Test
     void shouldScoreTheGoldAgainstItselfAtOneHundredPercent() throws Exception {
-        EvalReport report = Eval.evaluate(cases, List.of(3), settings, Files.createTempDirectory("eval-gold-"),
+        EvalReport report = Eval.evaluate(cases, List.of(3), settings, TestDirs.create("eval-gold-"),
                 new Eval.Options(null, null, "simulated", "none", 7, 2));
         System.out.print(report.comparison());
         List<String> misses = report.rows().stream().filter(r -> !r.score().ex())
@@ -64,7 +65,7 @@ class EvalIT {
         }
         pgSettings.put("SQLOOP_EVAL_TS_USER", dev.sqloop.testkit.engines.PostgresServer.SUPERUSER);
         List<EvalCase> pgCases = cases.stream().filter(c -> !c.datasource().equals("restaurants")).toList();
-        EvalReport report = Eval.evaluate(pgCases, List.of(3), pgSettings, Files.createTempDirectory("eval-pg-"),
+        EvalReport report = Eval.evaluate(pgCases, List.of(3), pgSettings, TestDirs.create("eval-pg-"),
                 new Eval.Options(null, null, "simulated", "none", 7, 2));
         System.out.print(report.comparison());
         assertEquals(List.of(), report.rows().stream().filter(r -> !r.score().ex())
@@ -78,7 +79,7 @@ class EvalIT {
     void shouldMakeNeighbourDatabasesWithEveryTableItsValuesShuffled() throws Exception {
         for (String db : DATABASES) {
             var ds = dev.sqloop.common.datasource.Datasources.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)).get(db);
-            var copy = NeighbourDatabases.duckDb(ds, 1, Files.createTempDirectory("ts-"), 1).getFirst();
+            var copy = NeighbourDatabases.duckDb(ds, 1, TestDirs.create("ts-"), 1).getFirst();
             long tables = 0;
             long moved = 0;
             try (var c = java.sql.DriverManager.getConnection(copy.jdbcUrl()); var st = c.createStatement()) {
@@ -104,7 +105,7 @@ class EvalIT {
 
     @Test
     void shouldShowRetriesRaisingAccuracyUnderTheFaultMix() throws Exception {
-        Path out = Files.createTempDirectory("eval-faults-");
+        Path out = TestDirs.create("eval-faults-");
         EvalReport report = Eval.evaluate(cases, List.of(1, 3), settings, out, new Eval.Options(null, null, "simulated", "default", 7, 0));
         System.out.print(report.comparison());
         EvalReport.Summary once = report.summary(1);

@@ -1,5 +1,6 @@
 package dev.sqloop.embedded.eval;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,7 +38,7 @@ class EvalResumeIT {
 
     @BeforeAll
     static void warehouses() throws Exception {
-        Path dir = Files.createTempDirectory("sqloop-eval-resume-");
+        Path dir = TestDirs.create("sqloop-eval-resume-");
         for (String db : DATABASES) {
             Path file = DefogDatasets.loadIntoDuckDb(db, dir.resolve(db + ".duckdb"));
             String key = "SQLOOP_DATASOURCE_" + db.toUpperCase(Locale.ROOT);
@@ -61,10 +62,10 @@ class EvalResumeIT {
 
     @Test
     void shouldLeaveAPartialReportThatARerunCompletesWithoutSendingAQuestionTwice() throws Exception {
-        EvalReport single = Eval.evaluate(cases, CONFIGS, settings, Files.createTempDirectory("eval-single-"), OPTIONS);
+        EvalReport single = Eval.evaluate(cases, CONFIGS, settings, TestDirs.create("eval-single-"), OPTIONS);
         assertEquals(0, single.remaining());
 
-        Path out = Files.createTempDirectory("eval-resumed-");
+        Path out = TestDirs.create("eval-resumed-");
         EvalReport partial = Eval.evaluate(cases, CONFIGS, settings, out, OPTIONS, Eval.Interrupt.afterScored(stopAfter));
         System.out.print(partial.comparison());
         int total = cases.size() * CONFIGS.size();
@@ -124,8 +125,8 @@ class EvalResumeIT {
     /** The real Ctrl-C: {@code ./sqloop eval} in a JVM of its own gets SIGINT once it has scored a question. */
     @Test
     void shouldWriteThePartialReportOnSigint() throws Exception {
-        Path out = Files.createTempDirectory("eval-sigint-");
-        Path log = Files.createTempFile("eval-sigint-", ".log");
+        Path out = TestDirs.create("eval-sigint-");
+        Path log = TestDirs.file("eval-sigint-", ".log");
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
                 "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"), "dev.sqloop.embedded.Main",
                 "eval", DefogDatasets.questionsCsv().toString(), "--llm", "simulated", "--max-attempts", "1,2,3", "--ts", "0",

@@ -1,5 +1,6 @@
 package dev.sqloop.embedded.eval;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sqloop.common.sql.GoldSql;
@@ -40,7 +41,7 @@ class EvalTrinoIT {
                         .map(form -> DefogDatasets.trinoQuery(c.datasource(), form)).collect(Collectors.joining(";\n")),
                         c.datasource(), c.category()))
                 .toList();
-        EvalReport report = Eval.evaluate(cases, List.of(3), settings, Files.createTempDirectory("eval-trino-"),
+        EvalReport report = Eval.evaluate(cases, List.of(3), settings, TestDirs.create("eval-trino-"),
                 new Eval.Options(null, null, "simulated", "none", 7, 0));
         System.out.print(report.comparison());
         assertEquals(List.of(), report.rows().stream().filter(r -> !r.score().ex())

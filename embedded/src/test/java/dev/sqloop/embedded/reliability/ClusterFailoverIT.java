@@ -1,5 +1,6 @@
 package dev.sqloop.embedded.reliability;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,7 +95,7 @@ class ClusterFailoverIT {
     @Test
     void shouldCompleteTheBatchWithNothingLostWhenThePartitionLeaderIsKilled() throws Exception {
         long classStart = System.nanoTime();
-        Path work = Files.createTempDirectory("sqloop-cluster-it-");
+        Path work = TestDirs.create("sqloop-cluster-it-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         DemoBatch demo = DemoBatch.load();
         Map<String, String> gold = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package dev.sqloop.embedded.reliability;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,7 +92,7 @@ class PipelineCrashIT {
     @Test
     void shouldGiveEveryQuestionExactlyOneFinalResultWhenAnyWorkerIsKilledMidBatch() throws Exception {
         long classStart = System.nanoTime();
-        Path work = Files.createTempDirectory("sqloop-crash-it-");
+        Path work = TestDirs.create("sqloop-crash-it-");
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
         DemoBatch demo = DemoBatch.load();
         List<String> kinds = Arrays.asList(System.getProperty("sqloop.crash.kinds", "fewshot,generate,repair,validator,executor,gateway").split(","));

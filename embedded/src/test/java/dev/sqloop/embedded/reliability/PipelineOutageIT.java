@@ -1,5 +1,6 @@
 package dev.sqloop.embedded.reliability;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -130,7 +131,7 @@ class PipelineOutageIT {
     @Test
     void shouldEndEveryQuestionClearlyThroughPoisonLlmStormsAndAWarehouseOutage() throws Exception {
         long classStart = System.nanoTime();
-        Path work = Files.createTempDirectory("sqloop-outage-it-");
+        Path work = TestDirs.create("sqloop-outage-it-");
         List<DefogQuestions.Question> base = DefogQuestions.load().stream().filter(q -> q.database().equals(DATABASE)).limit(BATCH).toList();
         assertEquals(BATCH, base.size(), "enough " + DATABASE + " questions");
         List<String> runs = List.of("baseline", "storm-short", "storm-long", "pg-short", "pg-long");

@@ -1,5 +1,6 @@
 package dev.sqloop.validator.schema;
 
+import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,7 +42,7 @@ class DuckDbSchemaCatalogIT {
 
     @BeforeAll
     static void createDatabase() throws Exception {
-        dir = Files.createTempDirectory("sqloop-validator-it");
+        dir = TestDirs.create("sqloop-validator-it");
         url = "jdbc:duckdb:" + dir.resolve("shop.duckdb");
         try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
             st.execute("CREATE TABLE customers (id INTEGER, name VARCHAR, country VARCHAR)");
