@@ -156,8 +156,10 @@ final class FleetBenchmark {
      */
     static final class Processes {
         private final ServiceFleet fleet;
-        // per sample: seconds×1000, finished, then per part (services in start order, then this JVM): cpu ns, heap used, old gen after GC
+        // per sample: seconds×1000, finished, then per part (services in start order, then this JVM): cpu ns, heap used, old gen
+        // after GC, JIT compilers' cpu ns
         private final List<long[]> rows = new ArrayList<>();
+        private final CompilerThreads compilers = new CompilerThreads();
         private final List<String> parts = new ArrayList<>();
 
         Processes(ServiceFleet fleet) {
@@ -168,6 +170,17 @@ final class FleetBenchmark {
 
         List<String> parts() {
             return parts;
+        }
+
+        /** The columns of a part in a sample row, after the time and the results final. */
+        static final int CPU = 0, HEAP = 1, OLD_GEN = 2, JIT = 3, COLUMNS = 4;
+
+        static int at(int part, int column) {
+            return 2 + COLUMNS * part + column;
+        }
+
+        private long pid(String part) {
+            return part.equals(HOST) ? ProcessHandle.current().pid() : fleet.running().get(part).pid();
         }
 
         /** CPU nanoseconds so far per part. */
@@ -212,13 +225,14 @@ final class FleetBenchmark {
                             lastHeap[2 * i + 1] = h[1];
                         }
                     }
-                    long[] row = new long[2 + 3 * parts.size()];
+                    long[] row = new long[2 + COLUMNS * parts.size()];
                     row[0] = (System.nanoTime() - startNanos) / 1_000_000;
                     row[1] = finished.getAsInt();
                     for (int i = 0; i < parts.size(); i++) {
-                        row[2 + 3 * i] = cpu.getOrDefault(parts.get(i), 0L);
-                        row[3 + 3 * i] = lastHeap[2 * i];
-                        row[4 + 3 * i] = lastHeap[2 * i + 1];
+                        row[at(i, CPU)] = cpu.getOrDefault(parts.get(i), 0L);
+                        row[at(i, HEAP)] = lastHeap[2 * i];
+                        row[at(i, OLD_GEN)] = lastHeap[2 * i + 1];
+                        row[at(i, JIT)] = compilers.nanos(pid(parts.get(i)));
                     }
                     synchronized (rows) {
                         rows.add(row);
@@ -261,14 +275,17 @@ final class FleetBenchmark {
             if (from < 0 || to <= from || all.get(to)[1] <= all.get(from)[1]) return null;
             long[] a = all.get(from), z = all.get(to);
             double finished = z[1] - a[1];
-            Map<String, Double> cpuMs = new LinkedHashMap<>();
-            for (int i = 0; i < parts.size(); i++) cpuMs.put(parts.get(i), (z[2 + 3 * i] - a[2 + 3 * i]) / 1e6 / finished);
-            return new Steady(finished / Math.max(1, z[0] - a[0]) * 1000, cpuMs);
+            Map<String, Double> cpuMs = new LinkedHashMap<>(), jitMs = new LinkedHashMap<>();
+            for (int i = 0; i < parts.size(); i++) {
+                cpuMs.put(parts.get(i), (z[at(i, CPU)] - a[at(i, CPU)]) / 1e6 / finished);
+                jitMs.put(parts.get(i), (z[at(i, JIT)] - a[at(i, JIT)]) / 1e6 / finished);
+            }
+            return new Steady(finished / Math.max(1, z[0] - a[0]) * 1000, cpuMs, jitMs);
         }
 
         /** The highest heap used sampled for part {@code i}. */
         long peakHeap(int i) {
-            return rows().stream().mapToLong(r -> r[3 + 3 * i]).max().orElse(0);
+            return rows().stream().mapToLong(r -> r[at(i, HEAP)]).max().orElse(0);
         }
 
         /**
@@ -280,7 +297,7 @@ final class FleetBenchmark {
             int n = all.size();
             if (n == 0) return "-";
             int from = n * q / 4, to = Math.max(from + 1, n * (q + 1) / 4);
-            var mean = all.subList(from, Math.min(n, to)).stream().mapToLong(r -> r[4 + 3 * i]).filter(v -> v > 0).average();
+            var mean = all.subList(from, Math.min(n, to)).stream().mapToLong(r -> r[at(i, OLD_GEN)]).filter(v -> v > 0).average();
             return mean.isPresent() ? Long.toString((long) mean.getAsDouble() >> 20) : "-";
         }
 
@@ -289,7 +306,8 @@ final class FleetBenchmark {
             StringBuilder c = new StringBuilder("seconds,finished,questions_per_s");
             for (String p : parts) {
                 String k = p.equals(HOST) ? "host" : p;
-                c.append(',').append(k).append("_cpu_cores,").append(k).append("_heap_used_mib,").append(k).append("_old_gen_after_gc_mib");
+                c.append(',').append(k).append("_cpu_cores,").append(k).append("_heap_used_mib,").append(k).append("_old_gen_after_gc_mib,")
+                        .append(k).append("_jit_cpu_cores");
             }
             c.append('\n');
             int n = all.size();
@@ -303,9 +321,10 @@ final class FleetBenchmark {
                 rate[r] = r == 0 ? 0 : (row[1] - prev[1]) / dt;
                 c.append(String.format(Locale.ROOT, "%.1f,%d,%.1f", t[r], row[1], rate[r]));
                 for (int i = 0; i < parts.size(); i++) {
-                    cores[i][r] = r == 0 ? 0 : (row[2 + 3 * i] - prev[2 + 3 * i]) / 1e9 / dt;
-                    heap[i][r] = row[3 + 3 * i] / 1048576.0;
-                    c.append(String.format(Locale.ROOT, ",%.2f,%.1f,%.1f", cores[i][r], heap[i][r], row[4 + 3 * i] / 1048576.0));
+                    cores[i][r] = r == 0 ? 0 : (row[at(i, CPU)] - prev[at(i, CPU)]) / 1e9 / dt;
+                    heap[i][r] = row[at(i, HEAP)] / 1048576.0;
+                    c.append(String.format(Locale.ROOT, ",%.2f,%.1f,%.1f,%.2f", cores[i][r], heap[i][r], row[at(i, OLD_GEN)] / 1048576.0,
+                            r == 0 ? 0 : (row[at(i, JIT)] - prev[at(i, JIT)]) / 1e9 / dt));
                 }
                 c.append('\n');
             }
@@ -378,7 +397,8 @@ final class FleetBenchmark {
             steady.cpuMs().forEach((part, ms) ->
                     line.append(String.format(Locale.ROOT, "%s %.2f, ", part.equals(HOST) ? "broker + LLM" : part, ms)));
             b.append(String.format(Locale.ROOT, "  steady state            the second half of the results, %.1f questions/s: ms of CPU per question %s"
-                    + "the six services %.2f%n", steady.questionsPerSecond(), line, steady.services()));
+                    + "the six services %.2f; of these the JIT compilers' threads %.2f (warm-up each service does once: without it %.2f)%n",
+                    steady.questionsPerSecond(), line, steady.services(), steady.servicesJit(), steady.services() - steady.servicesJit()));
             String probe = MachineSpeed.line(steadyProbes);
             if (probe != null) b.append("  machine speed           ").append(probe).append('\n');
         }
@@ -396,10 +416,15 @@ final class FleetBenchmark {
     }
 
     /** A run's second half: its rate, and the CPU per question of each part (the services, then {@link #HOST}), in ms. */
-    record Steady(double questionsPerSecond, Map<String, Double> cpuMs) {
+    record Steady(double questionsPerSecond, Map<String, Double> cpuMs, Map<String, Double> jitMs) {
         /** The six services' sum: everything but the broker, the simulated LLM and the harness. */
         double services() {
             return cpuMs.entrySet().stream().filter(e -> !e.getKey().equals(HOST)).mapToDouble(Map.Entry::getValue).sum();
+        }
+
+        /** Of {@link #services()}, what their JIT compilers' threads spent: warm-up a long-lived service does once. */
+        double servicesJit() {
+            return jitMs.entrySet().stream().filter(e -> !e.getKey().equals(HOST)).mapToDouble(Map.Entry::getValue).sum();
         }
     }
 

@@ -2,13 +2,19 @@ package dev.sqloop.embedded.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class FleetBenchmarkTest {
     private static long[] row(long millis, long finished, long fewshotCpuNs, long hostCpuNs) {
-        return new long[] {millis, finished, fewshotCpuNs, 0, 0, hostCpuNs, 0, 0};
+        return row(millis, finished, fewshotCpuNs, 0, hostCpuNs);
+    }
+
+    /** A sample row: per part cpu, heap, old gen after GC, JIT compilers' cpu (the JIT's fewshot's only here). */
+    private static long[] row(long millis, long finished, long fewshotCpuNs, long fewshotJitNs, long hostCpuNs) {
+        return new long[] {millis, finished, fewshotCpuNs, 0, 0, fewshotJitNs, hostCpuNs, 0, 0, 0};
     }
 
     /** The steady line covers the samples from half the batch final to all of it, and nothing before. */
@@ -26,6 +32,35 @@ class FleetBenchmarkTest {
         assertEquals(400.0 / 40, steady.cpuMs().get("fewshot"), 1e-9, "0.4 s of CPU over 40 questions");
         assertEquals(200.0 / 40, steady.cpuMs().get(FleetBenchmark.HOST), 1e-9);
         assertEquals(400.0 / 40, steady.services(), 1e-9, "the services without the broker and the LLM");
+    }
+
+    /** The JIT compilers' share of the steady window is its own figure, from the same two samples. */
+    @Test
+    void shouldTellTheJitCompilersShareOfTheSteadyState() {
+        List<String> parts = List.of("fewshot", FleetBenchmark.HOST);
+        List<long[]> rows = List.of(
+                row(1_000, 10, 1_000_000_000L, 700_000_000L, 0),
+                row(2_000, 50, 2_000_000_000L, 1_000_000_000L, 0),
+                row(3_000, 100, 2_500_000_000L, 1_100_000_000L, 0));
+        FleetBenchmark.Steady steady = FleetBenchmark.Processes.steady(rows, parts, 100);
+        assertEquals(500.0 / 50, steady.services(), 1e-9, "0.5 s of CPU over the 50 questions of the second half");
+        assertEquals(100.0 / 50, steady.servicesJit(), 1e-9, "0.1 s of it in the compilers");
+    }
+
+    /** The compilers' threads are found by name in a /proc stat line, spaces in the name and all; others are not. */
+    @Test
+    void shouldReadTheCompilerThreadsCpuFromProc() {
+        String c2 = "4242 (C2 CompilerThre) S 1 4200 4200 0 -1 1077936192 100 0 0 0 731 52 0 0 20 0 1 0 98 0 0 18446744073709551615";
+        assertEquals(783, CompilerThreads.compilerTicks(c2), "utime 731 + stime 52");
+        assertEquals(-1, CompilerThreads.compilerTicks(c2.replace("C2 CompilerThre", "GC Thread#0")));
+        assertEquals(-1, CompilerThreads.compilerTicks(""));
+        long self = ProcessHandle.current().pid();
+        CompilerThreads compilers = new CompilerThreads();
+        long before = compilers.nanos(self);
+        long sum = 0;
+        for (int i = 0; i < 2_000_000; i++) sum += Long.toString(i).hashCode(); // hot code the C1 and C2 threads compile
+        assertTrue(sum != 0 && compilers.nanos(self) >= before, "this JVM's compilers' CPU only grows");
+        assertTrue(compilers.nanos(self) > 0, "this JVM has compiled something by now");
     }
 
     @Test
