@@ -1,11 +1,8 @@
 package dev.sqloop.testkit;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,34 +42,9 @@ public final class TestDirs {
     static List<Path> cleanUp() {
         if (FAILED.get()) return List.of();
         List<Path> deleted = List.copyOf(CREATED);
-        deleted.forEach(TestDirs::deleteQuietly);
+        deleted.forEach(Dirs::deleteQuietly); // a folder with its contents, or a file
         CREATED.removeAll(deleted);
         return deleted;
-    }
-
-    /** Best effort: a file a stopped process still held, or one already gone, is left to the operating system. */
-    static void deleteQuietly(Path root) {
-        try {
-            if (Files.isDirectory(root)) {
-                Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                        Files.deleteIfExists(file);
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                        Files.deleteIfExists(dir);
-                        return FileVisitResult.CONTINUE;
-                    }
-                });
-            } else {
-                Files.deleteIfExists(root);
-            }
-        } catch (IOException ignored) {
-            // best effort (see above)
-        }
     }
 
     /** Registered through {@code META-INF/services}: the JUnit launcher of every test JVM calls it. */
