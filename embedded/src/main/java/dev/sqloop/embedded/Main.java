@@ -54,7 +54,7 @@ public final class Main {
               executor [ITERATIONS]        executor overhead over raw JDBC on DuckDB
               retrieval [N] [Q]            embed + top-k search at 1k and N stored examples, schema linking
               probe [ROUNDS]               this machine's speed now: a fixed piece of sqloop's work on one thread
-                                           (pipeline --processes times it before and after its run)
+                                           (pipeline --processes samples it during its run)
             """;
 
     private static int bench(List<String> argv) throws Exception {

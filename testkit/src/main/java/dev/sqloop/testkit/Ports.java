@@ -21,7 +21,7 @@ public final class Ports {
 
     /** Ports below the kernel's ephemeral range, which outgoing connections never take (Linux's default starts at 32768). */
     private static final int LOWEST = 10_000;
-    private static final int[] RANGE = {LOWEST, ephemeralLow()};
+    private static final int EPHEMERAL_LOW = ephemeralLow();
     /** Where this process looks next: a random start (another JVM starts elsewhere), then on, never the same port twice. */
     private static final AtomicInteger NEXT = new AtomicInteger(ThreadLocalRandom.current().nextInt(1 << 20));
 
@@ -32,10 +32,10 @@ public final class Ports {
      * Falls back to the kernel's choice when the range below is too small.
      */
     public static int free() {
-        int size = RANGE[1] - RANGE[0];
+        int size = EPHEMERAL_LOW - LOWEST;
         if (size < 1_000) return kernelChosen();
         for (int tried = 0; tried < size; tried++) {
-            int port = RANGE[0] + Math.floorMod(NEXT.getAndIncrement(), size);
+            int port = LOWEST + Math.floorMod(NEXT.getAndIncrement(), size);
             if (bindable(port)) return port;
         }
         return kernelChosen();
@@ -64,9 +64,7 @@ public final class Ports {
     static int ephemeralLow() {
         try {
             // not Files.readString: on this /proc file (size 0) it returned the first character only (JDK 25)
-            try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
-                return Integer.parseInt(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip().split("\\s+")[0]);
-            }
+            return Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).getFirst().strip().split("\\s+")[0]);
         } catch (IOException | RuntimeException unknown) {
             return LOWEST;
         }

@@ -1,8 +1,6 @@
 package dev.sqloop.embedded.bench;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -17,8 +15,6 @@ import java.util.stream.Stream;
  * several) keeps the CPU it had. Linux only; elsewhere every process reads 0.
  */
 final class CompilerThreads {
-    /** Linux reports thread times in USER_HZ ticks, 100 per second on every architecture the JDK runs on. */
-    private static final long NANOS_PER_TICK = 10_000_000L;
     /** pid → compiler thread id → its last CPU ticks. */
     private final Map<Long, Map<Long, Long>> seen = new HashMap<>();
 
@@ -33,27 +29,19 @@ final class CompilerThreads {
         } catch (IOException | RuntimeException gone) {
             // the process ended or this is not Linux: what was seen stays
         }
-        return threads.values().stream().mapToLong(Long::longValue).sum() * NANOS_PER_TICK;
+        return threads.values().stream().mapToLong(Long::longValue).sum() * CpuProfile.NANOS_PER_TICK;
     }
 
-    /**
-     * utime + stime of a {@code /proc/…/stat} line if its thread is a JIT compiler, else -1. The name, in parentheses,
-     * may hold spaces; the fields after it start with the state (field 3), so utime and stime (14, 15) are the 12th and
-     * 13th.
-     */
+    /** utime + stime of a {@code /proc/…/stat} line if its thread (named in parentheses) is a JIT compiler, else -1. */
     static long compilerTicks(String stat) {
         int open = stat.indexOf('('), close = stat.lastIndexOf(')');
-        if (open < 0 || close < open) return -1;
-        String name = stat.substring(open + 1, close);
-        if (!name.startsWith("C1 CompilerThre") && !name.startsWith("C2 CompilerThre")) return -1;
-        String[] fields = stat.substring(close + 2).split(" ");
-        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        if (open < 0 || close < open || !CpuProfile.jitCompiler(stat.substring(open + 1, close))) return -1;
+        return CpuProfile.statTicks(stat);
     }
 
     private static String read(Path file) {
-        // not Files.readString: /proc reports a size of 0
-        try (InputStream in = Files.newInputStream(file)) {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+        try {
+            return Files.readString(file);
         } catch (IOException gone) {
             return ""; // the thread ended between the listing and the read
         }

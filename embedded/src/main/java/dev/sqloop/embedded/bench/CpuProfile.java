@@ -74,10 +74,9 @@ final class CpuProfile implements AutoCloseable {
         recording.dump(file);
         Map<Integer, Long> endTicks = taskTicks();
         Map<String, Long> kernel = new TreeMap<>();
-        long tickNanos = 1_000_000_000L / 100; // USER_HZ: 100 on Linux
         for (Map.Entry<Integer, Long> e : endTicks.entrySet()) {
             long delta = e.getValue() - startTicks.getOrDefault(e.getKey(), 0L);
-            kernel.merge(kernelPart(comm(e.getKey())), delta * tickNanos, Long::sum);
+            kernel.merge(kernelPart(comm(e.getKey())), delta * NANOS_PER_TICK, Long::sum);
         }
         Map<String, Long> samples = new TreeMap<>();
         long all = 0;
@@ -196,9 +195,26 @@ final class CpuProfile implements AutoCloseable {
 
     private static String kernelPart(String comm) {
         if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) return GC;
-        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) return JIT;
+        if (jitCompiler(comm)) return JIT;
         if (comm.equals("java") || comm.startsWith("onnx") || comm.isEmpty()) return NATIVE;
         return "java threads";
+    }
+
+    /** Linux reports thread times in USER_HZ ticks, 100 per second on every architecture the JDK runs on. */
+    static final long NANOS_PER_TICK = 10_000_000L;
+
+    /** Whether a thread of this name (as /proc shows it, cut at 15 characters) is one of HotSpot's JIT compilers. */
+    static boolean jitCompiler(String name) {
+        return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
+    }
+
+    /**
+     * utime + stime of a {@code /proc/…/stat} line, in clock ticks. The name, in parentheses, may hold spaces; the fields
+     * after it start with the state (field 3), so utime and stime (14, 15) are the 12th and 13th.
+     */
+    static long statTicks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
     /** utime + stime in clock ticks of every thread of this process, by thread id. */
@@ -207,9 +223,7 @@ final class CpuProfile implements AutoCloseable {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : tasks.toList()) {
                 try {
-                    String stat = Files.readString(t.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ticks.put(Integer.parseInt(t.getFileName().toString()), Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                    ticks.put(Integer.parseInt(t.getFileName().toString()), statTicks(Files.readString(t.resolve("stat"))));
                 } catch (IOException | RuntimeException gone) {
                     // the thread ended meanwhile
                 }

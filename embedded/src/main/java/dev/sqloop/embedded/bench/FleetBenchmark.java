@@ -419,12 +419,16 @@ final class FleetBenchmark {
     record Steady(double questionsPerSecond, Map<String, Double> cpuMs, Map<String, Double> jitMs) {
         /** The six services' sum: everything but the broker, the simulated LLM and the harness. */
         double services() {
-            return cpuMs.entrySet().stream().filter(e -> !e.getKey().equals(HOST)).mapToDouble(Map.Entry::getValue).sum();
+            return servicesOf(cpuMs);
         }
 
         /** Of {@link #services()}, what their JIT compilers' threads spent: warm-up a long-lived service does once. */
         double servicesJit() {
-            return jitMs.entrySet().stream().filter(e -> !e.getKey().equals(HOST)).mapToDouble(Map.Entry::getValue).sum();
+            return servicesOf(jitMs);
+        }
+
+        private static double servicesOf(Map<String, Double> msByPart) {
+            return msByPart.entrySet().stream().filter(e -> !e.getKey().equals(HOST)).mapToDouble(Map.Entry::getValue).sum();
         }
     }
 
