@@ -66,6 +66,22 @@ public final class Args {
         }
     }
 
+    /**
+     * The positional argument at {@code index} as a count of 1 or more, {@code fallback} when there is none; anything
+     * else is a usage error that says {@code what} the count is (not a NumberFormatException's stack trace).
+     */
+    public static int count(String[] positional, int index, int fallback, String what) {
+        if (positional.length <= index) return fallback;
+        String v = positional[index];
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 1) return n;
+        } catch (NumberFormatException e) {
+            // the usage error below
+        }
+        throw new UsageException(what + " is a whole number of 1 or more, was '" + v + "'");
+    }
+
     /** Refuses, by name, any option not in {@code known} (and any positional argument when {@code positionals} is false). */
     public Args allowOnly(boolean positionals, String... known) {
         java.util.Set<String> allowed = java.util.Set.of(known);

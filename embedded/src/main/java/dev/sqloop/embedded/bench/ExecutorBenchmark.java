@@ -33,7 +33,7 @@ public final class ExecutorBenchmark {
     private ExecutorBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
+        int iterations = dev.sqloop.cli.Args.count(args, 0, 2000, "bench executor [ITERATIONS]: ITERATIONS");
         Path file = args.length > 1 ? Path.of(args[1]) : generate();
         DatasourceConfig ds = DatasourceConfig.of("bench", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
                 .withLimits(LIMIT, Duration.ofSeconds(30)).withPool(1, Duration.ofSeconds(5));

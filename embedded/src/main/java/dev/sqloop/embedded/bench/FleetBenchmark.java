@@ -82,41 +82,51 @@ final class FleetBenchmark {
                 long start = System.nanoTime();
                 Thread sampler = processes.sample(results::finished, start);
                 NativeProfile.Recording[] perf = new NativeProfile.Recording[1];
-                Thread perfStarter = s.perfSeconds() == 0 ? null : Thread.ofPlatform().daemon().name("bench-perf").start(() -> {
-                    try {
-                        while (results.finished() < s.questions() / 2) Thread.sleep(100);
-                        perf[0] = NativeProfile.start(work, s.perfSeconds(), results::finished);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt(); // the run ended before half its results: nothing recorded
-                    } catch (IOException e) {
-                        System.err.println("  perf record did not start: " + e.getMessage());
+                Thread perfStarter = null;
+                try {
+                    perfStarter = s.perfSeconds() == 0 ? null : Thread.ofPlatform().daemon().name("bench-perf").start(() -> {
+                        try {
+                            while (results.finished() < s.questions() / 2) Thread.sleep(100);
+                            perf[0] = NativeProfile.start(work, s.perfSeconds(), results::finished);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt(); // the run ended before half its results: nothing recorded
+                        } catch (IOException e) {
+                            System.err.println("  perf record did not start: " + e.getMessage());
+                        }
+                    });
+                    PipelineBenchmark.submit(client, batch, s, work);
+                    results.await(Duration.ofMinutes(30), start);
+                    double seconds = (System.nanoTime() - start) / 1e9;
+                    double captureTail = CaptureBacklog.awaitDrained(broker.bootstrapServers(), PREFIX, Duration.ofMinutes(2));
+                    Map<String, Long> cpu = minus(processes.cpu(), cpuBefore);
+                    speed.stop();
+                    sampler.interrupt();
+                    sampler.join(30_000);
+                    long calls = llm.stats().calls() - callsBefore;
+                    Map<String, KafkaTraffic.Usage> moved = KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(broker.bootstrapServers()));
+                    List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
+                    WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
+                    processes.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
+                    List<String> byCode = List.of();
+                    if (perfStarter != null) {
+                        perfStarter.interrupt(); // still waiting only if the run never reached half its results
+                        perfStarter.join();
+                        Map<Long, String> pids = new LinkedHashMap<>();
+                        fleet.running().forEach((kind, jvm) -> pids.put(jvm.pid(), kind));
+                        pids.put(ProcessHandle.current().pid(), HOST);
+                        byCode = perf[0] == null ? List.of("perf recorded nothing (the run ended before half its results)")
+                                : perf[0].report(pids, List.copyOf(fleet.running().keySet()));
                     }
-                });
-                PipelineBenchmark.submit(client, batch, s, work);
-                results.await(Duration.ofMinutes(30), start);
-                double seconds = (System.nanoTime() - start) / 1e9;
-                double captureTail = CaptureBacklog.awaitDrained(broker.bootstrapServers(), PREFIX, Duration.ofMinutes(2));
-                Map<String, Long> cpu = minus(processes.cpu(), cpuBefore);
-                speed.stop();
-                sampler.interrupt();
-                sampler.join(30_000);
-                long calls = llm.stats().calls() - callsBefore;
-                Map<String, KafkaTraffic.Usage> moved = KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(broker.bootstrapServers()));
-                List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
-                WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
-                processes.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name);
-                List<String> byCode = List.of();
-                if (perfStarter != null) {
-                    perfStarter.interrupt(); // still waiting only if the run never reached half its results
-                    perfStarter.join();
-                    Map<Long, String> pids = new LinkedHashMap<>();
-                    fleet.running().forEach((kind, jvm) -> pids.put(jvm.pid(), kind));
-                    pids.put(ProcessHandle.current().pid(), HOST);
-                    byCode = perf[0] == null ? List.of("perf recorded nothing (the run ended before half its results)")
-                            : perf[0].report(pids, List.copyOf(fleet.running().keySet()));
+                    return report(s, results, seconds, captureTail, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine, byCode,
+                            speed.from(results.finished() / 2));
+                } finally {
+                    // a run that failed (e.g. timed out) must not leave its samplers running in this JVM (a
+                    // `--regime both` run would carry them into its next regime); after a good run this repeats
+                    // what was done already
+                    speed.stop();
+                    sampler.interrupt();
+                    if (perfStarter != null) perfStarter.interrupt();
                 }
-                return report(s, results, seconds, captureTail, cpu, idle, calls, llm.stats(), processes, traffic, jvmOpts, work, engine, byCode,
-                        speed.from(results.finished() / 2));
             }
         }
     }

@@ -46,13 +46,7 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
 
     /** {@code ./sqloop bench probe [N]}: the probe N times (default 1), one line each. */
     public static void main(String[] args) {
-        int times;
-        try {
-            times = args.length > 0 ? Integer.parseInt(args[0]) : 1;
-        } catch (NumberFormatException e) {
-            times = 0;
-        }
-        if (times < 1) throw new dev.sqloop.cli.Args.UsageException("bench probe [N]: N is how many probes to take, 1 or more");
+        int times = dev.sqloop.cli.Args.count(args, 0, 1, "bench probe [N]: N, how many probes to take,");
         Probe probe = new Probe(DemoBatch.load());
         for (int i = 0; i < times; i++) {
             MachineSpeed m = probe.measure();

@@ -235,34 +235,41 @@ public final class PipelineBenchmark {
             long sentencesBefore = Embedder.sentences();
             long start = System.nanoTime();
             Thread sampler = timeline.sample(results::finished, () -> llm.stats().calls() - llmCallsStart, slots::busySince, start);
-            Startup startup = Startup.follow(llm, results, start);
-            List<String> batches = submit(client, batch, s, work);
-            startup.accepted();
-            Cancellation cancellation = s.cancelAt() > 0 ? Cancellation.when(s, results, llm, client, batches, start) : null;
-            results.await(Duration.ofMinutes(30), start);
-            double seconds = (System.nanoTime() - start) / 1e9;
-            double captureTail = cancellation != null ? 0
-                    : CaptureBacklog.awaitDrained(pipeline.bootstrapServers(), settings.getOrDefault("SQLOOP_GROUP_PREFIX", "sqloop"), Duration.ofMinutes(2));
-            double slotSeconds = slots.busySince();
-            Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
-            Embedding embedding = Embedding.measure(Embedder.sentences() - sentencesBefore,
-                    batch.items().stream().map(DemoBatch.Item::question).toList(),
-                    dev.sqloop.store.ExampleStoreConfig.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)).embeddingModel());
-            Map<String, KafkaTraffic.Usage> moved = KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers()));
-            List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
-            WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
-            startup.before(profile.before(4));
-            Map<String, List<String>> hottest = new TreeMap<>();
-            for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 4));
-            profile.close();
-            sampler.interrupt();
-            SimulatedLlm.Stats llmStats = llm.stats();
-            long llmCalls = llmStats.calls() - llmCallsStart;
-            timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name, s.concurrency());
-            if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
-            Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
-            return report(s, results, seconds, cpu, hottest, llmCalls, llmStats, slotSeconds, agent, timeline, work, idle, startup,
-                    traffic, embedding, engine, captureTail);
+            try {
+                Startup startup = Startup.follow(llm, results, start);
+                List<String> batches = submit(client, batch, s, work);
+                startup.accepted();
+                Cancellation cancellation = s.cancelAt() > 0 ? Cancellation.when(s, results, llm, client, batches, start) : null;
+                results.await(Duration.ofMinutes(30), start);
+                double seconds = (System.nanoTime() - start) / 1e9;
+                double captureTail = cancellation != null ? 0
+                        : CaptureBacklog.awaitDrained(pipeline.bootstrapServers(), settings.getOrDefault("SQLOOP_GROUP_PREFIX", "sqloop"), Duration.ofMinutes(2));
+                double slotSeconds = slots.busySince();
+                Map<String, Long> cpu = profile.stop(startup.firstCallInstant());
+                Embedding embedding = Embedding.measure(Embedder.sentences() - sentencesBefore,
+                        batch.items().stream().map(DemoBatch.Item::question).toList(),
+                        dev.sqloop.store.ExampleStoreConfig.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)).embeddingModel());
+                Map<String, KafkaTraffic.Usage> moved = KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(pipeline.bootstrapServers()));
+                List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
+                WarehouseCost engine = WarehouseCost.of(warehouse, batch, moved, results.finished());
+                startup.before(profile.before(4));
+                Map<String, List<String>> hottest = new TreeMap<>();
+                for (String part : cpu.keySet()) hottest.put(part, profile.hottest(part, 4));
+                profile.close();
+                sampler.interrupt();
+                SimulatedLlm.Stats llmStats = llm.stats();
+                long llmCalls = llmStats.calls() - llmCallsStart;
+                timeline.write(work.resolve("timeline.csv"), work.resolve("timeline.html"), name, s.concurrency());
+                if (cancellation != null) return new Report(s, results.finished() / seconds, 0, 0, 0, Map.of(), cancellation.report(results, seconds));
+                Agent.Result agent = Agent.run(pipeline, batch, Math.min(s.agent(), s.questions()), 3);
+                return report(s, results, seconds, cpu, hottest, llmCalls, llmStats, slotSeconds, agent, timeline, work, idle, startup,
+                        traffic, embedding, engine, captureTail);
+            } finally {
+                // a failed run (e.g. timed out) must not leave its sampler and recording running in this JVM: a `--regime
+                // both` run would carry them into its next regime; after a good run this repeats what was done already
+                sampler.interrupt();
+                profile.close();
+            }
         }
     }
 

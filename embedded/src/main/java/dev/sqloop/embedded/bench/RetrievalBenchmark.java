@@ -141,8 +141,8 @@ public final class RetrievalBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        int large = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
-        int queries = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+        int large = dev.sqloop.cli.Args.count(args, 0, 100_000, "bench retrieval [N] [Q]: N, the examples stored,");
+        int queries = dev.sqloop.cli.Args.count(args, 1, 500, "bench retrieval [N] [Q]: Q, the queries timed,");
         Path dir = Files.createTempDirectory("sqloop-retrieval-bench");
         Embedder embedder = new Embedder(Embedder.Model.ALL_MINILM_L6_V2);
         Random random = new Random(42);

@@ -24,7 +24,7 @@ public final class ValidationBenchmark {
     private ValidationBenchmark() {}
 
     public static void main(String[] args) {
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+        int rounds = dev.sqloop.cli.Args.count(args, 0, 200, "bench validator [ROUNDS]: ROUNDS");
         SchemaCatalog catalog = shopCatalog();
         NlConstraints constraints = new NlConstraints(null, null, null, null, null);
         List<SqlCorpus.Case> legit = SqlCorpus.load(SqlCorpus.LEGITIMATE);
