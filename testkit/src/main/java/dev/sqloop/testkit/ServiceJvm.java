@@ -48,6 +48,13 @@ public final class ServiceJvm implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmArgs);
+        if (jvmArgs.stream().noneMatch(a -> a.startsWith("-Djava.io.tmpdir="))) {
+            // Beside its log, not in /tmp: ONNX Runtime unpacks its native library into a temp folder it removes at
+            // exit, so every SIGKILLed service left an (empty) onnxruntime-java* folder in /tmp; here the test's or
+            // the bench's own folder holds it and goes with it.
+            Path tmp = Files.createDirectories(logFile.toAbsolutePath().getParent().resolve("tmp-" + name));
+            cmd.add("-Djava.io.tmpdir=" + tmp);
+        }
         cmd.add("-cp");
         cmd.add(String.join(java.io.File.pathSeparator, classpath));
         cmd.add(mainClass);
