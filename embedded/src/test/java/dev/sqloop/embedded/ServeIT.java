@@ -45,6 +45,7 @@ class ServeIT {
         Map<String, String> gold = new LinkedHashMap<>();
         questions.forEach(q -> gold.put(q.question(), q.firstGold()));
         Path dataDir = TestDirs.create("sqloop-serve-it-");
+        Path files = TestDirs.create("sqloop-serve-it-files-"); // the batch and its results, outside serve's own folder
         ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs = new ch.qos.logback.core.read.ListAppender<>();
         logs.start();
@@ -69,7 +70,7 @@ class ServeIT {
                 jsonl.append(JsonCodec.encodeToString(Map.of("question", q.question(), "datasource", DATABASE,
                         "clientId", "q" + q.index()))).append('\n');
             }
-            Path batchFile = Files.writeString(dataDir.resolveSibling(dataDir.getFileName() + "-batch.jsonl"), jsonl);
+            Path batchFile = Files.writeString(files.resolve("batch.jsonl"), jsonl);
 
             String batchId;
             int finishedBeforeStop;
@@ -86,7 +87,7 @@ class ServeIT {
             try (EmbeddedPipeline second = Serve.start(dataDir, settings)) {
                 GatewayClient client = new GatewayClient(second.gatewayUrl(), null);
                 JsonNode done = SubmitCommand.awaitBatch(client, batchId);
-                Path out = dataDir.resolveSibling(dataDir.getFileName() + "-results.jsonl");
+                Path out = files.resolve("results.jsonl");
                 SubmitCommand.download(client, batchId, out);
                 List<JsonNode> results = Files.readAllLines(out).stream().filter(l -> !l.isBlank()).map(ServeIT::json).toList();
                 Set<String> ids = results.stream().map(r -> r.get("questionId").asText()).collect(Collectors.toSet());
