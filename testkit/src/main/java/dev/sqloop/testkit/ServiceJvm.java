@@ -28,9 +28,12 @@ public final class ServiceJvm implements AutoCloseable {
     private final long startedNanos;
     /** Stops the service if this JVM ends without stopping it (killed); ends by itself when the service does. */
     private final Process watchdog;
+    /** The temp folder {@link #start} gave it (shared by its restarts), removed by {@link #close()}; null when the caller chose one. */
+    private final Path tmp;
 
-    private ServiceJvm(String name, List<String> command, Map<String, String> env, Path log) throws IOException {
+    private ServiceJvm(String name, List<String> command, Map<String, String> env, Path log, Path tmp) throws IOException {
         this.name = name;
+        this.tmp = tmp;
         this.command = List.copyOf(command);
         this.env = Map.copyOf(env);
         this.log = log;
@@ -48,18 +51,19 @@ public final class ServiceJvm implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmArgs);
+        Path tmp = null;
         if (jvmArgs.stream().noneMatch(a -> a.startsWith("-Djava.io.tmpdir="))) {
-            // Beside its log, not in /tmp: ONNX Runtime unpacks its native library into a temp folder it removes at
-            // exit, so every SIGKILLed service left an (empty) onnxruntime-java* folder in /tmp; here the test's or
-            // the bench's own folder holds it and goes with it.
-            Path tmp = Files.createDirectories(logFile.toAbsolutePath().getParent().resolve("tmp-" + name));
+            // Beside its log, not in /tmp: DuckDB, RocksDB and lz4 unpack their native libraries into the temp folder
+            // and delete them at exit, ONNX Runtime a folder, so every SIGKILLed JVM left them behind (~220 MB in
+            // /tmp after one suite run); here they go when the service is closed, or with the test's folder.
+            tmp = Files.createDirectories(logFile.toAbsolutePath().getParent().resolve("tmp-" + name));
             cmd.add("-Djava.io.tmpdir=" + tmp);
         }
         cmd.add("-cp");
         cmd.add(String.join(java.io.File.pathSeparator, classpath));
         cmd.add(mainClass);
         cmd.addAll(args);
-        return new ServiceJvm(name, cmd, env, logFile);
+        return new ServiceJvm(name, cmd, env, logFile, tmp);
     }
 
     /**
@@ -77,7 +81,7 @@ public final class ServiceJvm implements AutoCloseable {
     /** The same command and environment again, logging to {@code logFile} (the old process must be gone). */
     public ServiceJvm restart(Path logFile) throws IOException {
         if (process.isAlive()) throw new IllegalStateException(name + " is still running");
-        return new ServiceJvm(name, command, env, logFile);
+        return new ServiceJvm(name, command, env, logFile, tmp);
     }
 
     public String name() {
@@ -137,6 +141,7 @@ public final class ServiceJvm implements AutoCloseable {
         if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) kill9();
     }
 
+    /** Stops it ({@link #stop} with 20 s of grace) and removes the temp folder it and its earlier incarnations used. */
     @Override
     public void close() {
         try {
@@ -145,5 +150,11 @@ public final class ServiceJvm implements AutoCloseable {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         }
+        if (tmp != null && !process.isAlive()) Dirs.deleteQuietly(tmp);
+    }
+
+    /** The temp folder this JVM was given ({@code java.io.tmpdir}), or null when the caller set one. */
+    Path tmpDir() {
+        return tmp;
     }
 }
