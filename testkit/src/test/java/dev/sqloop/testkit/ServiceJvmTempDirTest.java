@@ -22,18 +22,25 @@ class ServiceJvmTempDirTest {
     void shouldGiveTheJvmATempFolderBesideItsLogThatCloseRemoves(@TempDir Path dir) throws Exception {
         ServiceJvm first = ServiceJvm.start("writer", List.of(System.getProperty("java.class.path")), List.of("-Xmx64m"),
                 TempWriter.class.getName(), List.of(), Map.of(), dir.resolve("writer.log"));
-        Path tmp = first.tmpDir();
-        assertEquals(dir.resolve("tmp-writer"), tmp);
-        Path left = Path.of(first.await(Pattern.compile("wrote (\\S+)"), Duration.ofSeconds(60)));
-        assertEquals(tmp, left.getParent(), "java.io.tmpdir of the forked JVM");
-        first.kill9();
-        assertTrue(Files.exists(left), "a SIGKILLed JVM's deleteOnExit never ran: its file is still there");
+        ServiceJvm second = null;
+        try {
+            Path tmp = first.tmpDir();
+            assertEquals(dir.resolve("tmp-writer"), tmp);
+            Path left = Path.of(first.await(Pattern.compile("wrote (\\S+)"), Duration.ofSeconds(60)));
+            assertEquals(tmp, left.getParent(), "java.io.tmpdir of the forked JVM");
+            first.kill9();
+            assertTrue(Files.exists(left), "a SIGKILLed JVM's deleteOnExit never ran: its file is still there");
 
-        ServiceJvm second = first.restart(dir.resolve("writer-2.log"));
-        Path again = Path.of(second.await(Pattern.compile("wrote (\\S+)"), Duration.ofSeconds(60)));
-        assertEquals(tmp, again.getParent(), "a restart keeps the same folder");
-        second.close();
-        assertFalse(Files.exists(tmp), "close removes the folder, with what the killed incarnation left");
+            second = first.restart(dir.resolve("writer-2.log"));
+            Path again = Path.of(second.await(Pattern.compile("wrote (\\S+)"), Duration.ofSeconds(60)));
+            assertEquals(tmp, again.getParent(), "a restart keeps the same folder");
+            second.close();
+            assertFalse(Files.exists(tmp), "close removes the folder, with what the killed incarnation left");
+        } finally {
+            // a failed assertion must not leave a JVM sleeping for five minutes
+            first.close();
+            if (second != null) second.close();
+        }
     }
 
     @Test
@@ -41,12 +48,16 @@ class ServiceJvmTempDirTest {
         Path own = Files.createDirectories(dir.resolve("own"));
         ServiceJvm jvm = ServiceJvm.start("writer", List.of(System.getProperty("java.class.path")),
                 List.of("-Xmx64m", "-Djava.io.tmpdir=" + own), TempWriter.class.getName(), List.of(), Map.of(), dir.resolve("writer.log"));
-        Path left = Path.of(jvm.await(Pattern.compile("wrote (\\S+)"), Duration.ofSeconds(60)));
-        assertEquals(own, left.getParent());
-        jvm.kill9();
-        jvm.close();
-        assertTrue(Files.exists(left), "not ours to delete");
-        assertFalse(Files.exists(dir.resolve("tmp-writer")));
+        try {
+            Path left = Path.of(jvm.await(Pattern.compile("wrote (\\S+)"), Duration.ofSeconds(60)));
+            assertEquals(own, left.getParent());
+            jvm.kill9();
+            jvm.close();
+            assertTrue(Files.exists(left), "not ours to delete");
+            assertFalse(Files.exists(dir.resolve("tmp-writer")));
+        } finally {
+            jvm.close();
+        }
     }
 
     /** Writes a temp file (deleted on a normal exit), prints its path, and waits to be killed. */
