@@ -180,6 +180,36 @@ class DuckDbSchemaCatalogIT {
         return SqlCorpus.load(SqlCorpus.LEGITIMATE).stream().filter(c -> c.dialect() == Dialect.DUCKDB).map(SqlCorpus.Case::sql);
     }
 
+    /**
+     * The value index's column budget goes to the connection's own schema first: a warehouse's other schemas (read
+     * whole when no allow-list scopes the datasource, as one Trino datasource per schema of a catalog is) come
+     * before it in name order and would otherwise spend the budget on tables its questions never name.
+     */
+    @Test
+    void shouldIndexTheValuesOfTheConnectionsOwnSchemaBeforeOthers() throws Exception {
+        Path file = dir.resolve("two-schemas.duckdb");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA archive");
+            st.execute("CREATE TABLE archive.old_orders (region VARCHAR, channel VARCHAR, currency VARCHAR)");
+            st.execute("INSERT INTO archive.old_orders VALUES ('north', 'web', 'EUR'), ('south', 'shop', 'USD')");
+            st.execute("CREATE TABLE orders (id INTEGER, status VARCHAR)");
+            st.execute("INSERT INTO orders VALUES (1, 'shipped'), (2, 'pending')");
+        }
+        Properties ro = new Properties();
+        ro.setProperty("duckdb.read_only", "true");
+        SchemaCatalog twoSchemas;
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file, ro)) {
+            twoSchemas = new JdbcSchemaCatalogLoader(Dialect.DUCKDB, new CatalogLoadOptions(List.of(), Set.of(), Set.of(), 50, 2)).load(c);
+        }
+        TableSchema orders = twoSchemas.resolve(ObjectName.of("orders")).orElseThrow();
+        TableSchema old = twoSchemas.resolve(ObjectName.of("archive", "old_orders")).orElseThrow();
+        assertEquals(List.of("pending", "shipped"), twoSchemas.values(orders, "status").orElseThrow().stream().sorted().toList(),
+                "the default schema's column is indexed although 'archive' sorts first");
+        assertEquals(List.of("north", "south"), twoSchemas.values(old, "region").orElseThrow().stream().sorted().toList(),
+                "what the budget leaves goes to the other schemas, in order");
+        assertTrue(twoSchemas.values(old, "channel").isEmpty(), "two columns of budget: no third");
+    }
+
     /** Every DuckDB query of the shipped corpus binds on the real engine and passes validation (no value index). */
     @ParameterizedTest
     @MethodSource("duckDbCorpus")
