@@ -15,6 +15,7 @@ import dev.sqloop.store.Embedder;
 import dev.sqloop.fewshot.schema.JdbcSchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.parse.DialectParsers;
+import dev.sqloop.parse.ObjectName;
 import dev.sqloop.parse.ParsedQuery;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.DefogQuestions;
@@ -65,7 +66,7 @@ class DefogGoldValidationIT {
         }
         DatasourceCatalogs catalogs = catalogs(configs);
         check("postgres", catalogs, POSTGRES_EXCEPTIONS, DefogQuestions.Question::firstGold);
-        recall("postgres", configs, catalogs, db -> "public", DefogQuestions.Question::firstGold);
+        recall("postgres", configs, catalogs, DefogQuestions.Question::firstGold);
     }
 
     @Test
@@ -77,13 +78,13 @@ class DefogGoldValidationIT {
         }
         DatasourceCatalogs catalogs = catalogs(configs);
         check("duckdb", catalogs, DUCKDB_EXCEPTIONS, DefogQuestions.Question::firstGold);
-        recall("duckdb", configs, catalogs, db -> "main", DefogQuestions.Question::firstGold);
+        recall("duckdb", configs, catalogs, DefogQuestions.Question::firstGold);
         // The ranked path, which a larger unseen schema takes: the same questions with a budget all but the smallest dev schema exceed.
         double[] quantized = recall("duckdb, ranked (budget " + TIGHT.tokenBudget() + "), " + Embedder.Model.ALL_MINILM_L6_V2_Q.wireName(),
-                configs, catalogs, db -> "main", DefogQuestions.Question::firstGold, TIGHT, Embedder.Model.ALL_MINILM_L6_V2_Q);
+                configs, catalogs, DefogQuestions.Question::firstGold, TIGHT, Embedder.Model.ALL_MINILM_L6_V2_Q);
         // the same with the float build (SQLOOP_EMBEDDING_MODEL=all-minilm-l6-v2): ranking is where the vectors count
         double[] full = recall("duckdb, ranked (budget " + TIGHT.tokenBudget() + "), " + Embedder.Model.ALL_MINILM_L6_V2.wireName(),
-                configs, catalogs, db -> "main", DefogQuestions.Question::firstGold, TIGHT, Embedder.Model.ALL_MINILM_L6_V2);
+                configs, catalogs, DefogQuestions.Question::firstGold, TIGHT, Embedder.Model.ALL_MINILM_L6_V2);
         assertTrue(quantized[0] >= full[0] - 0.025 && quantized[1] >= full[1] - 0.025,
                 "the int8 model (the default) ranks the schema about as well as the float one: tables/columns "
                         + java.util.Arrays.toString(quantized) + " against " + java.util.Arrays.toString(full));
@@ -113,7 +114,7 @@ class DefogGoldValidationIT {
         }
         System.out.printf("trino: validator passed %d/120 gold queries verbatim%n", verbatim);
         check("trino", catalogs, TRINO_EXCEPTIONS, q -> DefogDatasets.trinoQuery(q.database(), q.firstGold()));
-        recall("trino", configs, catalogs, db -> db, q -> DefogDatasets.trinoQuery(q.database(), q.firstGold()));
+        recall("trino", configs, catalogs, q -> DefogDatasets.trinoQuery(q.database(), q.firstGold()));
     }
 
     private static final ConstraintExtractor EXTRACTOR = new ConstraintExtractor();
@@ -131,9 +132,8 @@ class DefogGoldValidationIT {
     static final SchemaLinker.Settings TIGHT = new SchemaLinker.Settings(4, 25, 0.35, Duration.ofMinutes(10), 200);
 
     private static void recall(String engine, List<DatasourceConfig> configs, DatasourceCatalogs catalogs,
-                               java.util.function.UnaryOperator<String> schemaOf,
                                java.util.function.Function<DefogQuestions.Question, String> sql) throws Exception {
-        recall(engine, configs, catalogs, schemaOf, sql, SchemaLinker.Settings.DEFAULTS, Embedder.Model.DEFAULT);
+        recall(engine, configs, catalogs, sql, SchemaLinker.Settings.DEFAULTS, Embedder.Model.DEFAULT);
     }
 
     /**
@@ -141,7 +141,6 @@ class DefogGoldValidationIT {
      * {table recall, column recall}.
      */
     private static double[] recall(String engine, List<DatasourceConfig> configs, DatasourceCatalogs catalogs,
-                                   java.util.function.UnaryOperator<String> schemaOf,
                                    java.util.function.Function<DefogQuestions.Question, String> sql, SchemaLinker.Settings settings,
                                    Embedder.Model model) throws Exception {
         Embedder embedder = embedder(model);
@@ -149,13 +148,15 @@ class DefogGoldValidationIT {
         configs.forEach(c -> byName.put(c.name(), c));
         Map<String, SchemaLinker> linkers = new TreeMap<>();
         for (String db : byName.keySet()) {
-            linkers.put(db, new SchemaLinker(new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(byName.get(ds)), schemaOf.apply(db)),
+            // no schema name: what the service reads without SQLOOP_FEWSHOT_SCHEMA_NAME
+            linkers.put(db, new SchemaLinker(new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(byName.get(ds)), null),
                     embedder, settings, Clock.systemUTC()));
         }
         int tablesHit = 0;
         int columnsHit = 0;
         long tokens = 0;
         int n = 0;
+        java.util.Set<String> foreign = new java.util.TreeSet<>();
         for (DefogQuestions.Question q : DefogQuestions.load()) {
             ValidationTarget target = catalogs.find(q.database()).orElseThrow();
             ParsedQuery parsed = DialectParsers.forDialect(target.dialect()).parse(sql.apply(q));
@@ -163,6 +164,8 @@ class DefogGoldValidationIT {
             LinkedSchema linked = linkers.get(q.database()).link(q.database(), q.question(), embedder.embed(q.question()));
             Map<String, java.util.Set<String>> cols = new TreeMap<>();
             for (LinkedSchema.Table t : linked.tables()) {
+                // the prompt names tables as the query would: one the datasource cannot resolve by that name misleads
+                if (target.catalog().resolve(ObjectName.of(t.name())).isEmpty()) foreign.add(q.database() + ": " + t.name());
                 cols.put(t.name().toLowerCase(java.util.Locale.ROOT), t.columns().stream()
                         .map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).collect(java.util.stream.Collectors.toSet()));
             }
@@ -179,6 +182,7 @@ class DefogGoldValidationIT {
         System.out.printf("%s: schema-context recall: all gold tables in %d/%d questions (%.1f %%), all gold columns in %d/%d"
                 + " (%.1f %%); mean schema section %d tokens per first prompt (budget %d)%n", engine, tablesHit, n, 100 * tableRecall,
                 columnsHit, n, 100 * columnRecall, tokens / n, settings.tokenBudget());
+        assertEquals(java.util.Set.of(), foreign, engine + ": tables in the schema context that the datasource does not resolve by that name");
         if (settings != SchemaLinker.Settings.DEFAULTS) return new double[] {tableRecall, columnRecall}; // reported, not the bar
         assertTrue(tableRecall >= 0.98, engine + " table recall " + tableRecall);
         assertTrue(columnRecall >= 0.95, engine + " column recall " + columnRecall);

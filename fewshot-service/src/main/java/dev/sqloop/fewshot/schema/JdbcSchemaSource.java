@@ -39,7 +39,11 @@ public final class JdbcSchemaSource implements SchemaSource {
     private final Connector connector;
     private final String schema;
 
-    /** @param schema the schema to read ({@code main} for DuckDB, {@code public} for PostgreSQL), or null for all user schemas */
+    /**
+     * @param schema the schema to read ({@code main} for DuckDB, {@code public} for PostgreSQL), or null for the
+     *               connection's own (the one its URL or search path names, which unqualified names resolve in), or every
+     *               user schema when the connection names none
+     */
     public JdbcSchemaSource(Connector connector, String schema) {
         this.connector = connector;
         this.schema = schema;
@@ -50,23 +54,24 @@ public final class JdbcSchemaSource implements SchemaSource {
         try (Connection c = connector.open(datasource)) {
             String product = product(c);
             boolean hive = hiveServer2(c, product);
+            String scope = schema != null ? schema : ownSchema(c);
             // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples): it samples rows
             boolean hiveJobs = hive && !product.contains("spark");
             Map<String, List<String[]>> columns;
             if (hive) {
-                columns = metadataColumns(c);
+                columns = metadataColumns(c, scope);
             } else {
                 try {
-                    columns = informationSchema(c);
+                    columns = informationSchema(c, scope);
                 } catch (SQLException noInformationSchema) {
-                    columns = metadataColumns(c); // an engine without it: what its driver's metadata says
+                    columns = metadataColumns(c, scope); // an engine without it: what its driver's metadata says
                 }
             }
             // HiveServer2's backticks, else the standard double quotes of the information_schema engines
             UnaryOperator<String> quote = (hive ? Dialect.HIVE : Dialect.TRINO)::quote;
             Map<String, String> tableRemarks = new HashMap<>();
             Map<String, String> columnRemarks = new HashMap<>();
-            if (!duckdbComments(c, tableRemarks, columnRemarks)) remarks(c.getMetaData(), tableRemarks, columnRemarks);
+            if (!duckdbComments(c, tableRemarks, columnRemarks)) remarks(c.getMetaData(), scope, tableRemarks, columnRemarks);
             List<TableInfo> out = new ArrayList<>();
             for (var e : columns.entrySet()) {
                 String[] st = e.getKey().split("\u0000", 2);
@@ -82,8 +87,22 @@ public final class JdbcSchemaSource implements SchemaSource {
         }
     }
 
+    /**
+     * The schema the connection resolves unqualified names in, or null when it names none. A table of another schema
+     * would reach the prompt by its bare name, which the engine then resolves in this one: a Trino datasource per
+     * schema of a shared catalog got the whole catalog's tables offered (DefogGoldValidationIT).
+     */
+    private static String ownSchema(Connection c) {
+        try {
+            String s = c.getSchema();
+            return s == null || s.isBlank() ? null : s;
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            return null;
+        }
+    }
+
     /** Names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino), by schema and table. */
-    private Map<String, List<String[]>> informationSchema(Connection c) throws SQLException {
+    private static Map<String, List<String[]>> informationSchema(Connection c, String schema) throws SQLException {
         Map<String, List<String[]>> columns = new LinkedHashMap<>();
         String sql = "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
                 + (schema == null ? "" : " WHERE table_schema = ?") + " ORDER BY table_schema, table_name, ordinal_position";
@@ -105,8 +124,7 @@ public final class JdbcSchemaSource implements SchemaSource {
      * Names and types from the driver's metadata, for HiveServer2 (Hive, Spark Thrift Server), which has no
      * {@code information_schema}: the configured schema, else the database the connection's URL names.
      */
-    private Map<String, List<String[]>> metadataColumns(Connection c) throws SQLException {
-        String scope = schema != null ? schema : c.getSchema();
+    private static Map<String, List<String[]>> metadataColumns(Connection c, String scope) throws SQLException {
         Map<String, List<String[]>> columns = new LinkedHashMap<>();
         try (ResultSet rs = c.getMetaData().getColumns(null, scope, "%", "%")) {
             while (rs.next()) {
@@ -157,7 +175,7 @@ public final class JdbcSchemaSource implements SchemaSource {
     }
 
     /** Comments are optional metadata: a driver without remarks support leaves descriptions empty. */
-    private void remarks(DatabaseMetaData md, Map<String, String> tables, Map<String, String> columns) {
+    private static void remarks(DatabaseMetaData md, String schema, Map<String, String> tables, Map<String, String> columns) {
         try (ResultSet rs = md.getTables(null, schema, "%", null)) {
             while (rs.next()) if (rs.getString("REMARKS") != null) tables.put(rs.getString("TABLE_NAME"), rs.getString("REMARKS"));
         } catch (SQLException | RuntimeException ignored) {

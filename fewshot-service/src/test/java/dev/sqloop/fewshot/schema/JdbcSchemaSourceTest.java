@@ -40,11 +40,17 @@ class JdbcSchemaSourceTest {
                     + "(4,'closed',NULL,'d',true,'x2'),(5,'open','high','e',false,'x2'),(6,'open','low','f',true,'x2')");
             s.execute("CREATE TABLE notes (id INTEGER, body VARCHAR)");
             s.execute("INSERT INTO notes VALUES (1,'one'),(2,'two')");
+            s.execute("CREATE SCHEMA archive");
+            s.execute("CREATE TABLE archive.old_tickets (id INTEGER, status VARCHAR)");
         }
     }
 
     /** Opens DuckDB through a proxy that counts the sampling queries and refuses those {@code refuse} matches. */
     private static JdbcSchemaSource source(AtomicInteger queries, Function<String, Boolean> refuse) {
+        return source(queries, refuse, "main");
+    }
+
+    private static JdbcSchemaSource source(AtomicInteger queries, Function<String, Boolean> refuse, String schema) {
         return new JdbcSchemaSource(ds -> {
             Connection real = DriverManager.getConnection("jdbc:duckdb:" + file);
             return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
@@ -61,7 +67,7 @@ class JdbcSchemaSourceTest {
                         };
                         return Proxy.newProxyInstance(Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, h);
                     });
-        }, "main");
+        }, schema);
     }
 
     private static Object invoke(java.lang.reflect.Method m, Object target, Object[] args) throws Throwable {
@@ -89,6 +95,20 @@ class JdbcSchemaSourceTest {
         assertEquals(List.of(), tickets.get("id"), "numbers get no samples");
         // tickets: one union for status, priority, title, code + one for the boolean; notes: its single text column
         assertEquals(3, queries.get(), "one query per table's text columns, one per boolean column");
+    }
+
+    /**
+     * Without a schema name the connection's own schema is read: a table of another schema would reach the prompt by its
+     * bare name, which the engine resolves in this one; named, that other schema is read.
+     */
+    @Test
+    void shouldReadTheConnectionsOwnSchemaWhenNoneIsNamed() throws Exception {
+        assertEquals(List.of("notes", "tickets"), names(source(new AtomicInteger(), sql -> false, null)));
+        assertEquals(List.of("old_tickets"), names(source(new AtomicInteger(), sql -> false, "archive")));
+    }
+
+    private static List<String> names(JdbcSchemaSource source) throws SQLException {
+        return source.tables("x").stream().map(TableInfo::name).sorted().toList();
     }
 
     @Test
