@@ -16,6 +16,8 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     private final Set<String> functions;
     private final Map<String, List<String>> values;
     private final String defaultSchema;
+    /** Whether a bare table name resolves in the default schema only (every engine but PostgreSQL's search path). */
+    private final boolean bareNamesInDefaultOnly;
     /** Tables by their own (last-part) name: resolution is a map look-up, not a scan of the warehouse. */
     private final Map<String, List<TableSchema>> byName;
 
@@ -27,6 +29,7 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
         this.functions = Set.copyOf(b.functions);
         this.values = Map.copyOf(b.values);
         this.defaultSchema = b.defaultSchema;
+        this.bareNamesInDefaultOnly = b.bareNamesInDefaultOnly;
     }
 
     public static Builder builder() {
@@ -41,6 +44,11 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     @Override
     public Optional<TableSchema> resolve(ObjectName written) {
         List<TableSchema> matches = byName.getOrDefault(written.last(), List.of()).stream().filter(t -> t.matches(written)).toList();
+        if (bareNamesInDefaultOnly && defaultSchema != null && written.size() == 1) {
+            // DuckDB, Trino, Hive and Spark look a bare name up in the session's schema only: one of another schema is
+            // "not found" there, whatever the catalog holds
+            return matches.stream().filter(t -> t.schema() == null || t.schema().equals(defaultSchema)).findFirst();
+        }
         if (matches.size() <= 1) return matches.stream().findFirst();
         return matches.stream().filter(t -> t.schema() != null && t.schema().equals(defaultSchema))
                 .findFirst().or(() -> matches.stream().findFirst());
@@ -71,6 +79,7 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
         private final Set<String> functions = new LinkedHashSet<>();
         private final Map<String, List<String>> values = new HashMap<>();
         private String defaultSchema;
+        private boolean bareNamesInDefaultOnly;
 
         public Builder table(TableSchema table) {
             tables.add(table);
@@ -93,6 +102,16 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
 
         public Builder defaultSchema(String schema) {
             this.defaultSchema = schema == null ? null : schema.toLowerCase(Locale.ROOT);
+            return this;
+        }
+
+        /**
+         * A bare table name resolves in the default schema only, as the engine's session does (DuckDB, Trino, Presto,
+         * Hive, Spark); without it, a bare name unique in the catalog resolves wherever it is (PostgreSQL's search path
+         * may list several schemas).
+         */
+        public Builder bareNamesInDefaultSchemaOnly(boolean value) {
+            this.bareNamesInDefaultOnly = value;
             return this;
         }
 

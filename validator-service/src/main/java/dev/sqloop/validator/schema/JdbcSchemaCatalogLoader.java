@@ -47,6 +47,8 @@ public final class JdbcSchemaCatalogLoader {
         b.functions(functions(connection));
         String defaultSchema = defaultSchema(connection);
         b.defaultSchema(defaultSchema);
+        // PostgreSQL resolves a bare name through its search_path, which may list several schemas; the others in one
+        b.bareNamesInDefaultSchemaOnly(dialect != Dialect.POSTGRES);
         indexValues(connection, ownSchemaFirst(tables, defaultSchema), b);
         return b.build();
     }
@@ -151,6 +153,8 @@ public final class JdbcSchemaCatalogLoader {
     }
 
     private String defaultSchema(Connection c) {
+        // the database SHOW TABLES read without an allow-list, where the session resolves bare names
+        if (dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL) return currentDatabase(c);
         try {
             String s = c.getSchema();
             return s != null ? s : switch (dialect) {

@@ -187,20 +187,7 @@ class DuckDbSchemaCatalogIT {
      */
     @Test
     void shouldIndexTheValuesOfTheConnectionsOwnSchemaBeforeOthers() throws Exception {
-        Path file = dir.resolve("two-schemas.duckdb");
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file); Statement st = c.createStatement()) {
-            st.execute("CREATE SCHEMA archive");
-            st.execute("CREATE TABLE archive.old_orders (region VARCHAR, channel VARCHAR, currency VARCHAR)");
-            st.execute("INSERT INTO archive.old_orders VALUES ('north', 'web', 'EUR'), ('south', 'shop', 'USD')");
-            st.execute("CREATE TABLE orders (id INTEGER, status VARCHAR)");
-            st.execute("INSERT INTO orders VALUES (1, 'shipped'), (2, 'pending')");
-        }
-        Properties ro = new Properties();
-        ro.setProperty("duckdb.read_only", "true");
-        SchemaCatalog twoSchemas;
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file, ro)) {
-            twoSchemas = new JdbcSchemaCatalogLoader(Dialect.DUCKDB, new CatalogLoadOptions(List.of(), Set.of(), Set.of(), 50, 2)).load(c);
-        }
+        SchemaCatalog twoSchemas = twoSchemas(new CatalogLoadOptions(List.of(), Set.of(), Set.of(), 50, 2));
         TableSchema orders = twoSchemas.resolve(ObjectName.of("orders")).orElseThrow();
         TableSchema old = twoSchemas.resolve(ObjectName.of("archive", "old_orders")).orElseThrow();
         assertEquals(List.of("pending", "shipped"), twoSchemas.values(orders, "status").orElseThrow().stream().sorted().toList(),
@@ -208,6 +195,41 @@ class DuckDbSchemaCatalogIT {
         assertEquals(List.of("north", "south"), twoSchemas.values(old, "region").orElseThrow().stream().sorted().toList(),
                 "what the budget leaves goes to the other schemas, in order");
         assertTrue(twoSchemas.values(old, "channel").isEmpty(), "two columns of budget: no third");
+    }
+
+    /**
+     * DuckDB looks a bare table name up in {@code main} only ("Table with name old_orders does not exist! Did you mean
+     * archive.old_orders?"): the validator says the same before the engine has to, with the qualified name to use.
+     */
+    @Test
+    void shouldResolveABareTableNameInTheDefaultSchemaOnly() throws Exception {
+        ValidationTarget twoSchemas = new ValidationTarget(Dialect.DUCKDB, twoSchemas(CatalogLoadOptions.DEFAULTS));
+        Issue issue = single(StaticValidator.validate("SELECT region FROM old_orders", twoSchemas, NlConstraints.NONE));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, issue.category());
+        assertEquals(List.of("archive.old_orders"), issue.candidates());
+        assertEquals(List.of(), StaticValidator.validate("SELECT region FROM archive.old_orders", twoSchemas, NlConstraints.NONE));
+        assertEquals(List.of(), StaticValidator.validate("SELECT status FROM orders", twoSchemas, NlConstraints.NONE));
+    }
+
+    /** A DuckDB file with a second schema that sorts before {@code main}, loaded with {@code options}. */
+    private static SchemaCatalog twoSchemas(CatalogLoadOptions options) throws SQLException {
+        Path file = dir.resolve("two-schemas.duckdb");
+        synchronized (DuckDbSchemaCatalogIT.class) {
+            if (!Files.exists(file)) {
+                try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file); Statement st = c.createStatement()) {
+                    st.execute("CREATE SCHEMA archive");
+                    st.execute("CREATE TABLE archive.old_orders (region VARCHAR, channel VARCHAR, currency VARCHAR)");
+                    st.execute("INSERT INTO archive.old_orders VALUES ('north', 'web', 'EUR'), ('south', 'shop', 'USD')");
+                    st.execute("CREATE TABLE orders (id INTEGER, status VARCHAR)");
+                    st.execute("INSERT INTO orders VALUES (1, 'shipped'), (2, 'pending')");
+                }
+            }
+        }
+        Properties ro = new Properties();
+        ro.setProperty("duckdb.read_only", "true");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file, ro)) {
+            return new JdbcSchemaCatalogLoader(Dialect.DUCKDB, options).load(c);
+        }
     }
 
     /** Every DuckDB query of the shipped corpus binds on the real engine and passes validation (no value index). */
