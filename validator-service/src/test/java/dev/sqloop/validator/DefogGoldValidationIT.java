@@ -13,6 +13,7 @@ import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.fewshot.ConstraintExtractor;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.fewshot.schema.JdbcSchemaSource;
+import dev.sqloop.fewshot.schema.SchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.parse.DialectParsers;
 import dev.sqloop.parse.ObjectName;
@@ -115,6 +116,13 @@ class DefogGoldValidationIT {
         System.out.printf("trino: validator passed %d/120 gold queries verbatim%n", verbatim);
         check("trino", catalogs, TRINO_EXCEPTIONS, q -> DefogDatasets.trinoQuery(q.database(), q.firstGold()));
         recall("trino", configs, catalogs, q -> DefogDatasets.trinoQuery(q.database(), q.firstGold()));
+
+        // A URL naming only the catalog resolves no bare name: the schema context names every table schema.table.
+        DatasourceConfig wholeCatalog = DatasourceConfig.of("memory", Dialect.TRINO, trino.jdbcUrl("memory"), "sqloop", null);
+        List<String> names = new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(wholeCatalog), null).tables("memory").stream()
+                .map(SchemaSource.TableInfo::name).toList();
+        assertTrue(names.contains("academic.author") && names.contains("broker.sbcustomer"), names.toString());
+        assertEquals(List.of(), names.stream().filter(n -> !n.contains(".")).toList(), "bare names from a catalog-only URL");
     }
 
     private static final ConstraintExtractor EXTRACTOR = new ConstraintExtractor();

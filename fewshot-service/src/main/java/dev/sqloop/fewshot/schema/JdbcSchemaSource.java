@@ -81,7 +81,10 @@ public final class JdbcSchemaSource implements SchemaSource {
                     cols.add(new ColumnInfo(col[0], col[1], columnRemarks.get(st[1] + "." + col[0]),
                             samples.getOrDefault(col[0], List.of())));
                 }
-                out.add(new TableInfo(st[1], tableRemarks.get(st[1]), cols));
+                // no schema of its own (a Trino URL naming only a catalog): a bare name would not resolve, so the prompt
+                // names each table as schema.table
+                String name = scope == null && !st[0].isEmpty() ? st[0] + "." + st[1] : st[1];
+                out.add(new TableInfo(name, tableRemarks.get(st[1]), cols));
             }
             return out;
         }

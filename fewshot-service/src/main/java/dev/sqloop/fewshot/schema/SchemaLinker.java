@@ -232,7 +232,7 @@ public final class SchemaLinker {
             Set<Integer> must = new java.util.TreeSet<>();
             for (int j = 0; j < cols.size(); j++) {
                 String n = cols.get(j).name().toLowerCase(Locale.ROOT);
-                if (joins.contains(n) || n.equals("id") || n.equals(r.table().table().name().toLowerCase(Locale.ROOT) + "_id")) must.add(j);
+                if (joins.contains(n) || n.equals("id") || n.equals(bareName(r.table().table().name()) + "_id")) must.add(j);
             }
             int room = Math.max(0, settings.maxColumns() - must.size());
             Set<Integer> chosen = new java.util.TreeSet<>(must);
@@ -277,5 +277,10 @@ public final class SchemaLinker {
             else out.add(w);
         }
         return out;
+    }
+
+    /** A table's own name, lower case, without the schema a catalog-wide read puts before it. */
+    private static String bareName(String table) {
+        return table.substring(table.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
     }
 }

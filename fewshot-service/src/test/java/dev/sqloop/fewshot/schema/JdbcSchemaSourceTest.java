@@ -107,6 +107,23 @@ class JdbcSchemaSourceTest {
         assertEquals(List.of("old_tickets"), names(source(new AtomicInteger(), sql -> false, "archive")));
     }
 
+    /**
+     * A connection that names no schema of its own (a Trino URL with only a catalog) resolves no bare name: every table
+     * is offered as schema.table.
+     */
+    @Test
+    void shouldQualifyEveryTableWhenTheConnectionNamesNoSchema() throws Exception {
+        JdbcSchemaSource noSchema = new JdbcSchemaSource(ds -> {
+            Connection real = DriverManager.getConnection("jdbc:duckdb:" + file);
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> method.getName().equals("getSchema") ? null : invoke(method, real, args));
+        }, null);
+        assertEquals(List.of("archive.old_tickets", "main.notes", "main.tickets"), names(noSchema));
+        TableInfo tickets = noSchema.tables("x").stream().filter(t -> t.name().equals("main.tickets")).findFirst().orElseThrow();
+        assertEquals(List.of("closed", "open"), tickets.columns().stream().filter(c -> c.name().equals("status")).findFirst()
+                .orElseThrow().sampleValues(), "samples still read from the table");
+    }
+
     private static List<String> names(JdbcSchemaSource source) throws SQLException {
         return source.tables("x").stream().map(TableInfo::name).sorted().toList();
     }

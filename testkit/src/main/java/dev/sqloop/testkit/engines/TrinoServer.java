@@ -155,7 +155,12 @@ public final class TrinoServer implements AutoCloseable {
     }
 
     public String jdbcUrl(String catalog, String schema) {
-        return "jdbc:trino://127.0.0.1:" + port + "/" + catalog + "/" + schema;
+        return jdbcUrl(catalog) + "/" + schema;
+    }
+
+    /** A URL that names a catalog and no schema: the session resolves no bare table name. */
+    public String jdbcUrl(String catalog) {
+        return "jdbc:trino://127.0.0.1:" + port + "/" + catalog;
     }
 
     /** A connection as {@value #LOADER_USER}, the only user that may write (to the memory catalog). */
