@@ -39,13 +39,13 @@ public final class JdbcSchemaCatalogLoader {
 
     public SchemaCatalog load(Connection connection) throws SQLException {
         InMemorySchemaCatalog.Builder b = InMemorySchemaCatalog.builder();
+        String defaultSchema = defaultSchema(connection);
         List<TableSchema> tables = switch (dialect) {
-            case HIVE, SPARKSQL -> showTables(connection);
+            case HIVE, SPARKSQL -> showTables(connection, defaultSchema);
             default -> informationSchema(connection);
         };
         tables.forEach(b::table);
         b.functions(functions(connection));
-        String defaultSchema = defaultSchema(connection);
         b.defaultSchema(defaultSchema);
         // PostgreSQL resolves a bare name through its search_path, which may list several schemas; the others in one
         b.bareNamesInDefaultSchemaOnly(dialect != Dialect.POSTGRES);
@@ -94,8 +94,8 @@ public final class JdbcSchemaCatalogLoader {
      * only the connection's own database (the one in the JDBC URL) is read: a warehouse can hold hundreds of
      * databases and every table costs one DESCRIBE round trip.
      */
-    private List<TableSchema> showTables(Connection c) throws SQLException {
-        List<String> databases = options.allowedSchemas().isEmpty() ? List.of(currentDatabase(c)) : List.copyOf(options.allowedSchemas());
+    private List<TableSchema> showTables(Connection c, String currentDatabase) throws SQLException {
+        List<String> databases = options.allowedSchemas().isEmpty() ? List.of(currentDatabase) : List.copyOf(options.allowedSchemas());
         List<TableSchema> out = new ArrayList<>();
         for (String db : databases) {
             List<String> names = new ArrayList<>();
@@ -153,7 +153,7 @@ public final class JdbcSchemaCatalogLoader {
     }
 
     private String defaultSchema(Connection c) {
-        // the database SHOW TABLES read without an allow-list, where the session resolves bare names
+        // the session's database: where it resolves bare names, and what SHOW TABLES reads without an allow-list
         if (dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL) return currentDatabase(c);
         try {
             String s = c.getSchema();
