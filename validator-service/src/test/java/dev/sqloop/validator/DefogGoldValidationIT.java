@@ -164,7 +164,7 @@ class DefogGoldValidationIT {
         int columnsHit = 0;
         long tokens = 0;
         int n = 0;
-        java.util.Set<String> foreign = new java.util.TreeSet<>();
+        Set<String> foreign = new java.util.TreeSet<>();
         for (DefogQuestions.Question q : DefogQuestions.load()) {
             ValidationTarget target = catalogs.find(q.database()).orElseThrow();
             ParsedQuery parsed = DialectParsers.forDialect(target.dialect()).parse(sql.apply(q));
@@ -190,7 +190,7 @@ class DefogGoldValidationIT {
         System.out.printf("%s: schema-context recall: all gold tables in %d/%d questions (%.1f %%), all gold columns in %d/%d"
                 + " (%.1f %%); mean schema section %d tokens per first prompt (budget %d)%n", engine, tablesHit, n, 100 * tableRecall,
                 columnsHit, n, 100 * columnRecall, tokens / n, settings.tokenBudget());
-        assertEquals(java.util.Set.of(), foreign, engine + ": tables in the schema context that the datasource does not resolve by that name");
+        assertEquals(Set.of(), foreign, engine + ": tables in the schema context that the datasource does not resolve by that name");
         if (settings != SchemaLinker.Settings.DEFAULTS) return new double[] {tableRecall, columnRecall}; // reported, not the bar
         assertTrue(tableRecall >= 0.98, engine + " table recall " + tableRecall);
         assertTrue(columnRecall >= 0.95, engine + " column recall " + columnRecall);
