@@ -13,4 +13,5 @@ GRANT CONNECT ON DATABASE warehouse TO sqloop_ro;
 GRANT USAGE ON SCHEMA sales TO sqloop_ro;
 GRANT SELECT ON ALL TABLES IN SCHEMA sales TO sqloop_ro;
 ALTER ROLE sqloop_ro SET default_transaction_read_only = on;
+ALTER ROLE sqloop_ro SET search_path = sales;
 SQL

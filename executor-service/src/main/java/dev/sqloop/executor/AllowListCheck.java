@@ -7,6 +7,7 @@ import dev.sqloop.parse.ObjectName;
 import dev.sqloop.parse.ParsedQuery;
 import dev.sqloop.parse.SqlRejection;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The executor's own parse of a query the guard let through: it enforces the datasource's allow-lists (catalogs,
@@ -21,8 +22,16 @@ import java.util.List;
 final class AllowListCheck {
     private AllowListCheck() {}
 
-    /** Null when the query may run, else the error to report. */
-    static EngineError refusal(DatasourceConfig ds, String query) {
+    /**
+     * Where the datasource's sessions resolve a name written without its catalog or schema.
+     *
+     * @param catalog the session's catalog, null when unknown
+     * @param schemas the schemas a bare table name is looked up in ({@link dev.sqloop.common.datasource.SessionSchemas})
+     */
+    record SessionScope(String catalog, List<String> schemas) {}
+
+    /** Null when the query may run, else the error to report; {@code session} is asked only when a name needs it. */
+    static EngineError refusal(DatasourceConfig ds, String query, Supplier<SessionScope> session) {
         boolean restricted = !ds.allowedCatalogs().isEmpty() || !ds.allowedSchemas().isEmpty() || !ds.allowedTables().isEmpty()
                 // DuckDB runs in this process: what the parser cannot read (FROM-first, PIVOT) could build an
                 // uninterruptible value, and the validator refuses the same texts, so the two agree
@@ -45,6 +54,30 @@ final class AllowListCheck {
             if (!allowed(ds, t.parts())) {
                 return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
                         + " is not in the allow-list of datasource " + ds.name(), t.text(), List.of());
+            }
+        }
+        // A name without its schema (or catalog) has none to check: the engine resolves it where the session points,
+        // which must itself be allowed, else a bare name reads a schema the list leaves out
+        SessionScope scope = null;
+        for (ObjectName t : parsed.tables()) {
+            boolean bare = t.parts().size() == 1 && !ds.allowedSchemas().isEmpty();
+            boolean noCatalog = t.parts().size() <= 2 && !ds.allowedCatalogs().isEmpty();
+            if (!bare && !noCatalog) continue;
+            if (scope == null) scope = session.get();
+            String part = null;
+            String where = null;
+            if (noCatalog && (scope.catalog() == null || !ds.catalogAllowed(scope.catalog()))) {
+                part = "catalog";
+                where = scope.catalog() == null ? "no known catalog" : "catalog " + scope.catalog();
+            } else if (bare && (scope.schemas().isEmpty() || !scope.schemas().stream().allMatch(ds::schemaAllowed))) {
+                part = "schema";
+                where = scope.schemas().isEmpty() ? "no known schema"
+                        : (scope.schemas().size() == 1 ? "schema " : "schemas ") + String.join(", ", scope.schemas());
+            }
+            if (part != null) {
+                return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
+                        + " is written without its " + part + ", and datasource " + ds.name() + " resolves such names in "
+                        + where + ", outside its allow-list: write it with an allowed " + part, t.text(), List.of());
             }
         }
         return null;

@@ -3,6 +3,7 @@ package dev.sqloop.executor;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.SessionSchemas;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.parse.RegexPolicy;
@@ -27,6 +28,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public static final int PREVIEW_ROWS = 20;
 
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
+    private final Map<String, AllowListCheck.SessionScope> scopes = new ConcurrentHashMap<>();
 
     @Override
     public Result run(DatasourceConfig ds, String sql) {
@@ -34,9 +36,9 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         if (!verdict.allowed()) {
             return Failed.refused(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
         }
-        EngineError refused = AllowListCheck.refusal(ds, verdict.query());
-        if (refused != null) return Failed.refused(refused);
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
+        EngineError refused = AllowListCheck.refusal(ds, verdict.query(), () -> scope(ds, profile));
+        if (refused != null) return Failed.refused(refused);
         long start = System.nanoTime();
         // the text the engine gets; null: planned through prepared-statement metadata, the query itself
         String sent = switch (ds.validationMode()) {
@@ -105,6 +107,30 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             ResultSetMetaData md = ps.getMetaData();
             return new Execution(md == null ? List.of() : columns(md), md == null ? List.of() : types(md), 0, List.of(),
                     millisSince(start));
+        }
+    }
+
+    /**
+     * Where the datasource's sessions resolve names written without catalog or schema, read once per datasource from a
+     * pooled connection (after the session reset queries get); the allow-list check asks only for such names.
+     */
+    private AllowListCheck.SessionScope scope(DatasourceConfig ds, EngineProfile profile) {
+        AllowListCheck.SessionScope known = scopes.get(ds.name());
+        if (known != null) return known;
+        try (Connection c = pool(ds, profile).getConnection()) {
+            profile.resetSession(c);
+            String catalog;
+            try {
+                catalog = c.getCatalog();
+            } catch (SQLException | RuntimeException | AbstractMethodError e) {
+                catalog = null;
+            }
+            AllowListCheck.SessionScope scope = new AllowListCheck.SessionScope(catalog == null || catalog.isBlank() ? null : catalog,
+                    SessionSchemas.searchPath(c));
+            scopes.put(ds.name(), scope);
+            return scope;
+        } catch (SQLException e) {
+            throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + profile.errors().classify(e).message(), e);
         }
     }
 

@@ -93,6 +93,39 @@ class PostgresSafeguardsIT {
         assertEquals(1, e.rowCount());
     }
 
+    /**
+     * A bare name carries no schema for the schema allow-list to check: the session's search path decides where it
+     * resolves, so a bare name is let through only when every schema of that path is allowed. Before, a datasource
+     * allowing only {@code probe} ran {@code SELECT * FROM author} in {@code public}, outside its list.
+     */
+    @Test
+    void shouldCheckABareNameAgainstTheSchemasTheSessionResolvesItIn() {
+        DatasourceConfig onlyProbe = schemas("academic_only_probe", pg.jdbcUrl("academic"), "probe"); // path: public
+        EngineError bare = fail(executor, onlyProbe, "SELECT count(*) FROM author");
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, bare.category(), bare.toString());
+        assertTrue(bare.message().contains("without its schema") && bare.message().contains("schema public"), bare.message());
+        assertEquals(1, ok(executor, onlyProbe, "SELECT * FROM probe.probe_secrets").rowCount());
+
+        // the path probe, public with only public allowed: a bare name might resolve in probe, so none passes
+        DatasourceConfig onlyPublic = schemas("academic_path_probe", pg.jdbcUrl("academic") + "?currentSchema=probe,public", "public");
+        for (String sql : new String[] {"SELECT * FROM probe_secrets", "SELECT count(*) FROM author"}) {
+            EngineError e = fail(executor, onlyPublic, sql);
+            assertTrue(e.message().contains("schemas probe, public"), e.message());
+        }
+        assertEquals(1, ok(executor, onlyPublic, "SELECT count(*) FROM public.author").rowCount());
+
+        // every schema of the path allowed: bare names run as the engine resolves them
+        DatasourceConfig both = schemas("academic_path_both", pg.jdbcUrl("academic") + "?currentSchema=probe,public", "public,probe");
+        assertEquals(1, ok(executor, both, "SELECT * FROM probe_secrets").rowCount());
+        assertEquals(1, ok(executor, both, "SELECT count(*) FROM author").rowCount());
+    }
+
+    private static DatasourceConfig schemas(String name, String url, String allowed) {
+        return DatasourceConfig.of(name, Dialect.POSTGRES, url, PostgresServer.READER, PostgresServer.READER_PASSWORD)
+                .withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2))
+                .withAllowed(Set.of(), Set.of(allowed.split(",")), Set.of());
+    }
+
     @Test
     void shouldHandBackACleanSessionWhateverTheLastQueryLeft() throws Exception {
         // what a query that bypassed every check could leave behind on the pooled (pool size 1) connection

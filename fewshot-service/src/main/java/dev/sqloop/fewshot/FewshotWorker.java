@@ -6,6 +6,7 @@ import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.config.RunnerConfig;
+import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
 import dev.sqloop.common.runtime.KafkaClients;
@@ -56,11 +57,7 @@ public final class FewshotWorker {
         FewshotConfig config = FewshotConfig.fromEnv(env);
         KafkaSettings kafka = KafkaSettings.fromEnv(env);
         Datasources datasources = Datasources.fromEnv(env);
-        // The shared datasource settings first (read-only, same DuckDB settings as the executor); a schema-only URL
-        // (SQLOOP_FEWSHOT_SCHEMA_JDBC_<NAME>) otherwise.
-        SchemaLinker linker = new SchemaLinker(new JdbcSchemaSource(ds -> datasources.find(ds).isPresent()
-                ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds), config.schemaName()),
-                embedder, SchemaLinker.Settings.fromEnv(env), clock);
+        SchemaLinker linker = new SchemaLinker(schemaSource(config, datasources), embedder, SchemaLinker.Settings.fromEnv(env), clock);
         MicrometerStageMetrics metrics = new MicrometerStageMetrics(registry);
         registerExampleGauges(registry, store, datasources, config);
         // capture takes the vector retrieval computed for the same question in this process instead of embedding it again
@@ -76,6 +73,16 @@ public final class FewshotWorker {
                 KafkaClients.runner(new ExampleCommandStage(embedder, store, config, clock),
                         Topics.EXAMPLE_COMMANDS, kafka, RunnerConfig.fromEnv(env, ExampleCommandStage.NAME), registry));
         return new FewshotWorker(config, kafka, embedder, store, clock, runners);
+    }
+
+    /**
+     * Where the prompt's schema comes from: the shared datasource settings first (read-only, same DuckDB settings as the
+     * executor; its own schema and the other schemas its {@code _ALLOWED_SCHEMAS} lets queries read, as the validator's
+     * catalog and the executor's allow-list do), a schema-only URL ({@code SQLOOP_FEWSHOT_SCHEMA_JDBC_<NAME>}) otherwise.
+     */
+    static JdbcSchemaSource schemaSource(FewshotConfig config, Datasources datasources) {
+        return new JdbcSchemaSource(ds -> datasources.find(ds).isPresent() ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds),
+                config.schemaName(), ds -> datasources.find(ds).map(DatasourceConfig::allowedSchemas).orElse(Set.of()));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.sqloop.fewshot;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,11 +8,18 @@ import dev.sqloop.common.Dialect;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
+import dev.sqloop.fewshot.schema.JdbcSchemaSource;
+import dev.sqloop.fewshot.schema.SchemaSource.TableInfo;
 import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.store.StoredExample;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -40,6 +48,33 @@ class FewshotWorkerTest {
             assertScraped(registry, "sqloop_fewshot_examples{datasource=\"hr\"} 0");
             assertFalse(registry.scrape().contains("datasource=\"elsewhere\""), "only configured datasources get a series");
         }
+    }
+
+    /**
+     * The prompt's schema is read as the executor and validator read the datasource: its own schema and every schema
+     * its {@code _ALLOWED_SCHEMAS} lets queries reach (those tables as schema.table); a schema it does not allow stays out.
+     */
+    @Test
+    void shouldReadTheSchemasTheDatasourceAllowsForThePrompt() throws Exception {
+        Path file = dir.resolve("shop.duckdb");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + file);
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE orders (id INTEGER)");
+            s.execute("CREATE SCHEMA hr");
+            s.execute("CREATE TABLE hr.staff (id INTEGER)");
+            s.execute("CREATE SCHEMA secret");
+            s.execute("CREATE TABLE secret.salaries (id INTEGER)");
+        }
+        Map<String, String> env = Map.of("SQLOOP_DATASOURCE_SHOP_DIALECT", "duckdb", "SQLOOP_DATASOURCE_SHOP_URL", "jdbc:duckdb:" + file);
+        FewshotConfig config = FewshotConfig.fromEnv(new EnvConfig(Map.of()));
+        assertEquals(List.of("orders"), tableNames(FewshotWorker.schemaSource(config, Datasources.fromEnv(new EnvConfig(env)))));
+        Map<String, String> allowing = new HashMap<>(env);
+        allowing.put("SQLOOP_DATASOURCE_SHOP_ALLOWED_SCHEMAS", "main,HR");
+        assertEquals(List.of("hr.staff", "orders"), tableNames(FewshotWorker.schemaSource(config, Datasources.fromEnv(new EnvConfig(allowing)))));
+    }
+
+    private static List<String> tableNames(JdbcSchemaSource source) throws SQLException {
+        return source.tables("shop").stream().map(TableInfo::name).sorted().toList();
     }
 
     private static void assertScraped(PrometheusMeterRegistry registry, String line) {

@@ -2,6 +2,7 @@ package dev.sqloop.fewshot.schema;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
+import dev.sqloop.common.datasource.SessionSchemas;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -10,11 +11,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -38,6 +42,7 @@ public final class JdbcSchemaSource implements SchemaSource {
 
     private final Connector connector;
     private final String schema;
+    private final Function<String, Set<String>> allowedSchemas;
 
     /**
      * @param schema the schema to read ({@code main} for DuckDB, {@code public} for PostgreSQL), or null for the
@@ -45,8 +50,20 @@ public final class JdbcSchemaSource implements SchemaSource {
      *               user schema when the connection names none
      */
     public JdbcSchemaSource(Connector connector, String schema) {
+        this(connector, schema, datasource -> Set.of());
+    }
+
+    /**
+     * @param allowedSchemas per datasource, the schemas its queries may read (its {@code _ALLOWED_SCHEMAS}): the tables of
+     *                    those other than the connection's own are offered too, as {@code schema.table}, since a bare
+     *                    name resolves only in the connection's own; when its own is not among them, every table is
+     *                    offered that way (the executor refuses a bare name there). Empty: the connection's own schema
+     *                    alone (every user schema when it names none)
+     */
+    public JdbcSchemaSource(Connector connector, String schema, Function<String, Set<String>> allowedSchemas) {
         this.connector = connector;
         this.schema = schema;
+        this.allowedSchemas = allowedSchemas;
     }
 
     @Override
@@ -54,54 +71,91 @@ public final class JdbcSchemaSource implements SchemaSource {
         try (Connection c = connector.open(datasource)) {
             String product = product(c);
             boolean hive = hiveServer2(c, product);
-            String scope = schema != null ? schema : ownSchema(c);
+            // the schemas bare names resolve in (a table of another schema would reach the prompt by a bare name the engine
+            // then resolves in these: a Trino datasource per schema of a shared catalog got the whole catalog's tables)
+            List<String> path = schema != null ? List.of(schema) : SessionSchemas.searchPath(c);
+            Set<String> allowed = allowedSchemas.apply(datasource);
+            if (!allowed.isEmpty() && !path.stream().allMatch(s -> allowed.contains(s.toLowerCase(Locale.ROOT)))) {
+                // bare names resolve (partly) outside the allow-list, and the executor refuses them: every table is
+                // offered as schema.table, from the allowed schemas only
+                path = List.of();
+            }
+            List<String> scopes = scopes(path, allowed.isEmpty() ? allowed : spelled(c, allowed));
             // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples): it samples rows
             boolean hiveJobs = hive && !product.contains("spark");
-            Map<String, List<String[]>> columns;
-            if (hive) {
-                columns = metadataColumns(c, scope);
-            } else {
-                try {
-                    columns = informationSchema(c, scope);
-                } catch (SQLException noInformationSchema) {
-                    columns = metadataColumns(c, scope); // an engine without it: what its driver's metadata says
+            Map<String, List<String[]>> columns = new LinkedHashMap<>();
+            for (String scope : scopes) {
+                if (hive) {
+                    columns.putAll(metadataColumns(c, scope));
+                } else {
+                    try {
+                        columns.putAll(informationSchema(c, scope));
+                    } catch (SQLException noInformationSchema) {
+                        columns.putAll(metadataColumns(c, scope)); // an engine without it: what its driver's metadata says
+                    }
                 }
             }
             // HiveServer2's backticks, else the standard double quotes of the information_schema engines
             UnaryOperator<String> quote = (hive ? Dialect.HIVE : Dialect.TRINO)::quote;
             Map<String, String> tableRemarks = new HashMap<>();
             Map<String, String> columnRemarks = new HashMap<>();
-            if (!duckdbComments(c, tableRemarks, columnRemarks)) remarks(c.getMetaData(), scope, tableRemarks, columnRemarks);
+            if (!duckdbComments(c, tableRemarks, columnRemarks)) {
+                for (String scope : scopes) remarks(c.getMetaData(), scope, tableRemarks, columnRemarks);
+            }
             List<TableInfo> out = new ArrayList<>();
+            Set<String> bareNames = new HashSet<>();
             for (var e : columns.entrySet()) {
                 String[] st = e.getKey().split("\u0000", 2);
                 Map<String, List<String>> samples = samples(c, st[0].isEmpty() ? null : st[0], st[1], e.getValue(), quote, hiveJobs);
                 List<ColumnInfo> cols = new ArrayList<>();
                 for (String[] col : e.getValue()) {
-                    cols.add(new ColumnInfo(col[0], col[1], columnRemarks.get(st[1] + "." + col[0]),
+                    cols.add(new ColumnInfo(col[0], col[1], columnRemarks.get(e.getKey() + "\u0000" + col[0]),
                             samples.getOrDefault(col[0], List.of())));
                 }
-                // no schema of its own (a Trino URL naming only a catalog): a bare name would not resolve, so the prompt
-                // names each table as schema.table
-                String name = scope == null && !st[0].isEmpty() ? st[0] + "." + st[1] : st[1];
-                out.add(new TableInfo(name, tableRemarks.get(st[1]), cols));
+                // a bare name resolves in the connection's own schema (on PostgreSQL: the first schema of its search
+                // path holding the name): a table of another (an allowed one, a shadowed one, any when the URL names only
+                // a catalog) is offered as schema.table
+                boolean bare = st[0].isEmpty()
+                        || path.stream().anyMatch(st[0]::equalsIgnoreCase) && bareNames.add(st[1].toLowerCase(Locale.ROOT));
+                out.add(new TableInfo(bare ? st[1] : st[0] + "." + st[1], tableRemarks.get(e.getKey()), cols));
             }
             return out;
         }
     }
 
     /**
-     * The schema the connection resolves unqualified names in, or null when it names none. A table of another schema
-     * would reach the prompt by its bare name, which the engine then resolves in this one: a Trino datasource per
-     * schema of a shared catalog got the whole catalog's tables offered (DefogGoldValidationIT).
+     * The schemas to read: those bare names resolve in (in their order), then each other allowed one; null alone (every
+     * user schema) when the connection names none and no schema is allowed.
      */
-    private static String ownSchema(Connection c) {
-        try {
-            String s = c.getSchema();
-            return s == null || s.isBlank() ? null : s;
-        } catch (SQLException | RuntimeException | AbstractMethodError e) {
-            return null;
+    static List<String> scopes(List<String> path, Set<String> also) {
+        List<String> scopes = new ArrayList<>(path);
+        if (path.isEmpty() && also.isEmpty()) scopes.add(null);
+        also.stream().sorted().filter(s -> path.stream().noneMatch(s::equalsIgnoreCase)).forEach(scopes::add);
+        return scopes;
+    }
+
+    /**
+     * The allowed schemas as the engine spells them (the allow-list is lower case; PostgreSQL and DuckDB keep a schema's
+     * case), so each is read with an exact match the engine can push down.
+     */
+    private static Set<String> spelled(Connection c, Set<String> allowed) {
+        Set<String> out = new TreeSet<>();
+        Set<String> unmatched = new HashSet<>(allowed);
+        try (ResultSet rs = c.getMetaData().getSchemas()) {
+            while (rs.next()) {
+                String s = rs.getString("TABLE_SCHEM");
+                if (s != null && unmatched.remove(s.toLowerCase(Locale.ROOT))) out.add(s);
+            }
+        } catch (SQLException | RuntimeException e) {
+            // no schema list from this driver: the names as configured
         }
+        out.addAll(unmatched);
+        return out;
+    }
+
+    /** The key of a table's columns and remarks: its schema (empty when the driver names none) and name. */
+    private static String key(String schema, String table) {
+        return (schema == null ? "" : schema) + "\u0000" + table;
     }
 
     /** Names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino), by schema and table. */
@@ -115,7 +169,7 @@ public final class JdbcSchemaSource implements SchemaSource {
                 while (rs.next()) {
                     String s = rs.getString(1);
                     if (SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
-                    columns.computeIfAbsent(s + "\u0000" + rs.getString(2), k -> new ArrayList<>())
+                    columns.computeIfAbsent(key(s, rs.getString(2)), k -> new ArrayList<>())
                             .add(new String[] {rs.getString(3), rs.getString(4)});
                 }
             }
@@ -133,7 +187,7 @@ public final class JdbcSchemaSource implements SchemaSource {
             while (rs.next()) {
                 String s = rs.getString("TABLE_SCHEM");
                 if (s != null && SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
-                columns.computeIfAbsent((s == null ? "" : s) + "\u0000" + rs.getString("TABLE_NAME"), k -> new ArrayList<>())
+                columns.computeIfAbsent(key(s, rs.getString("TABLE_NAME")), k -> new ArrayList<>())
                         .add(new String[] {rs.getString("COLUMN_NAME"), rs.getString("TYPE_NAME")});
             }
         }
@@ -165,11 +219,12 @@ public final class JdbcSchemaSource implements SchemaSource {
     private boolean duckdbComments(Connection c, Map<String, String> tables, Map<String, String> columns) {
         if (!c.getClass().getName().startsWith("org.duckdb")) return false;
         try (Statement st = c.createStatement()) {
-            try (ResultSet rs = st.executeQuery("SELECT table_name, comment FROM duckdb_tables() WHERE comment IS NOT NULL")) {
-                while (rs.next()) tables.put(rs.getString(1), rs.getString(2));
+            try (ResultSet rs = st.executeQuery("SELECT schema_name, table_name, comment FROM duckdb_tables() WHERE comment IS NOT NULL")) {
+                while (rs.next()) tables.put(key(rs.getString(1), rs.getString(2)), rs.getString(3));
             }
-            try (ResultSet rs = st.executeQuery("SELECT table_name, column_name, comment FROM duckdb_columns() WHERE comment IS NOT NULL")) {
-                while (rs.next()) columns.put(rs.getString(1) + "." + rs.getString(2), rs.getString(3));
+            try (ResultSet rs = st.executeQuery(
+                    "SELECT schema_name, table_name, column_name, comment FROM duckdb_columns() WHERE comment IS NOT NULL")) {
+                while (rs.next()) columns.put(key(rs.getString(1), rs.getString(2)) + "\u0000" + rs.getString(3), rs.getString(4));
             }
             return true;
         } catch (SQLException e) {
@@ -180,14 +235,17 @@ public final class JdbcSchemaSource implements SchemaSource {
     /** Comments are optional metadata: a driver without remarks support leaves descriptions empty. */
     private static void remarks(DatabaseMetaData md, String schema, Map<String, String> tables, Map<String, String> columns) {
         try (ResultSet rs = md.getTables(null, schema, "%", null)) {
-            while (rs.next()) if (rs.getString("REMARKS") != null) tables.put(rs.getString("TABLE_NAME"), rs.getString("REMARKS"));
+            while (rs.next()) {
+                if (rs.getString("REMARKS") != null) tables.put(key(rs.getString("TABLE_SCHEM"), rs.getString("TABLE_NAME")), rs.getString("REMARKS"));
+            }
         } catch (SQLException | RuntimeException ignored) {
             // no table comments from this driver
         }
         try (ResultSet rs = md.getColumns(null, schema, "%", "%")) {
             while (rs.next()) {
                 if (rs.getString("REMARKS") != null) {
-                    columns.put(rs.getString("TABLE_NAME") + "." + rs.getString("COLUMN_NAME"), rs.getString("REMARKS"));
+                    columns.put(key(rs.getString("TABLE_SCHEM"), rs.getString("TABLE_NAME")) + "\u0000" + rs.getString("COLUMN_NAME"),
+                            rs.getString("REMARKS"));
                 }
             }
         } catch (SQLException | RuntimeException ignored) {

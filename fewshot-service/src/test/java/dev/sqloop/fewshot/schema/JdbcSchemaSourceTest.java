@@ -12,8 +12,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -42,6 +44,13 @@ class JdbcSchemaSourceTest {
             s.execute("INSERT INTO notes VALUES (1,'one'),(2,'two')");
             s.execute("CREATE SCHEMA archive");
             s.execute("CREATE TABLE archive.old_tickets (id INTEGER, status VARCHAR)");
+            // same name as main.notes, with comments main.notes lacks: remarks must stay with their own schema's table
+            s.execute("CREATE TABLE archive.notes (id INTEGER, body VARCHAR)");
+            s.execute("COMMENT ON TABLE archive.notes IS 'notes moved out of the main schema'");
+            s.execute("COMMENT ON COLUMN archive.notes.body IS 'the archived text'");
+            s.execute("CREATE SCHEMA \"Sales\"");
+            s.execute("CREATE TABLE \"Sales\".orders (id INTEGER, region VARCHAR)");
+            s.execute("INSERT INTO \"Sales\".orders VALUES (1,'north'),(2,'south')");
         }
     }
 
@@ -104,7 +113,7 @@ class JdbcSchemaSourceTest {
     @Test
     void shouldReadTheConnectionsOwnSchemaWhenNoneIsNamed() throws Exception {
         assertEquals(List.of("notes", "tickets"), names(source(new AtomicInteger(), sql -> false, null)));
-        assertEquals(List.of("old_tickets"), names(source(new AtomicInteger(), sql -> false, "archive")));
+        assertEquals(List.of("notes", "old_tickets"), names(source(new AtomicInteger(), sql -> false, "archive")));
     }
 
     /**
@@ -118,10 +127,51 @@ class JdbcSchemaSourceTest {
             return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                     (proxy, method, args) -> method.getName().equals("getSchema") ? null : invoke(method, real, args));
         }, null);
-        assertEquals(List.of("archive.old_tickets", "main.notes", "main.tickets"), names(noSchema));
+        assertEquals(List.of("Sales.orders", "archive.notes", "archive.old_tickets", "main.notes", "main.tickets"), names(noSchema));
         TableInfo tickets = noSchema.tables("x").stream().filter(t -> t.name().equals("main.tickets")).findFirst().orElseThrow();
         assertEquals(List.of("closed", "open"), tickets.columns().stream().filter(c -> c.name().equals("status")).findFirst()
                 .orElseThrow().sampleValues(), "samples still read from the table");
+    }
+
+    /**
+     * A datasource whose queries may also read other schemas ({@code _ALLOWED_SCHEMAS}) is offered their tables too, as
+     * schema.table (a bare name would resolve in its own schema), each with its own schema's comments; a schema the list
+     * names in another case (the list is lower case) is found as the engine spells it, one it does not name stays out,
+     * and when it leaves out the connection's own schema no table is offered by a bare name.
+     */
+    @Test
+    void shouldOfferTheAllowedSchemasTablesQualifiedBesideItsOwn() throws Exception {
+        JdbcSchemaSource allowed = new JdbcSchemaSource(ds -> DriverManager.getConnection("jdbc:duckdb:" + file), null,
+                ds -> Set.of("main", "sales"));
+        assertEquals(List.of("Sales.orders", "notes", "tickets"), names(allowed));
+        TableInfo orders = table(allowed, "Sales.orders");
+        assertEquals(List.of("north", "south"), orders.columns().get(1).sampleValues(), "samples read from the qualified table");
+
+        JdbcSchemaSource archive = new JdbcSchemaSource(ds -> DriverManager.getConnection("jdbc:duckdb:" + file), null,
+                ds -> Set.of("main", "archive"));
+        assertEquals(List.of("archive.notes", "archive.old_tickets", "notes", "tickets"), names(archive));
+        assertEquals("notes moved out of the main schema", table(archive, "archive.notes").description());
+        assertEquals("the archived text", table(archive, "archive.notes").columns().get(1).description());
+        assertEquals("", table(archive, "notes").description(), "main.notes has no comment of its own");
+        assertEquals("", table(archive, "notes").columns().get(1).description());
+
+        // its own schema not allowed: a bare name would resolve there (the executor refuses it), so none is offered bare
+        JdbcSchemaSource archiveOnly = new JdbcSchemaSource(ds -> DriverManager.getConnection("jdbc:duckdb:" + file), null,
+                ds -> Set.of("archive"));
+        assertEquals(List.of("archive.notes", "archive.old_tickets"), names(archiveOnly));
+    }
+
+    @Test
+    void shouldReadTheOwnSchemaFirstThenEachAllowedOneOnce() {
+        assertEquals(Arrays.asList((String) null), JdbcSchemaSource.scopes(List.of(), Set.of()));
+        assertEquals(List.of("main"), JdbcSchemaSource.scopes(List.of("main"), Set.of()));
+        assertEquals(List.of("Main", "a", "b"), JdbcSchemaSource.scopes(List.of("Main"), Set.of("b", "main", "a")));
+        assertEquals(List.of("s1", "public", "a"), JdbcSchemaSource.scopes(List.of("s1", "public"), Set.of("public", "a")));
+        assertEquals(List.of("a", "b"), JdbcSchemaSource.scopes(List.of(), Set.of("b", "a")));
+    }
+
+    private static TableInfo table(JdbcSchemaSource source, String name) throws SQLException {
+        return source.tables("x").stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow();
     }
 
     private static List<String> names(JdbcSchemaSource source) throws SQLException {

@@ -17,7 +17,8 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     private final Map<String, List<String>> values;
     private final String defaultSchema;
     /** Whether a bare table name resolves in the default schema only (every engine but PostgreSQL's search path). */
-    private final boolean bareNamesInDefaultOnly;
+    private final List<String> searchPath;
+    private final boolean bareNamesOutsideAllowList;
     /** Tables by their own (last-part) name: resolution is a map look-up, not a scan of the warehouse. */
     private final Map<String, List<TableSchema>> byName;
 
@@ -29,7 +30,8 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
         this.functions = Set.copyOf(b.functions);
         this.values = Map.copyOf(b.values);
         this.defaultSchema = b.defaultSchema;
-        this.bareNamesInDefaultOnly = b.bareNamesInDefaultOnly;
+        this.searchPath = List.copyOf(b.searchPath);
+        this.bareNamesOutsideAllowList = b.bareNamesOutsideAllowList;
     }
 
     public static Builder builder() {
@@ -44,10 +46,16 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     @Override
     public Optional<TableSchema> resolve(ObjectName written) {
         List<TableSchema> matches = byName.getOrDefault(written.last(), List.of()).stream().filter(t -> t.matches(written)).toList();
-        if (bareNamesInDefaultOnly && defaultSchema != null && written.size() == 1) {
-            // DuckDB, Trino, Hive and Spark look a bare name up in the session's schema only: one of another schema is
-            // "not found" there, whatever the catalog holds
-            return matches.stream().filter(t -> t.schema() == null || t.schema().equals(defaultSchema)).findFirst();
+        // the session resolves bare names (partly) in schemas the allow-list leaves out: the executor refuses them
+        if (bareNamesOutsideAllowList && written.size() == 1) return Optional.empty();
+        if (!searchPath.isEmpty() && written.size() == 1) {
+            // the engine looks a bare name up in the session's schema (PostgreSQL: the first schema of its search path
+            // holding it): one of another schema is "not found" there, whatever the catalog holds
+            for (String schema : searchPath) {
+                Optional<TableSchema> found = matches.stream().filter(t -> schema.equals(t.schema())).findFirst();
+                if (found.isPresent()) return found;
+            }
+            return matches.stream().filter(t -> t.schema() == null).findFirst();
         }
         if (matches.size() <= 1) return matches.stream().findFirst();
         return matches.stream().filter(t -> t.schema() != null && t.schema().equals(defaultSchema))
@@ -79,7 +87,8 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
         private final Set<String> functions = new LinkedHashSet<>();
         private final Map<String, List<String>> values = new HashMap<>();
         private String defaultSchema;
-        private boolean bareNamesInDefaultOnly;
+        private List<String> searchPath = List.of();
+        private boolean bareNamesOutsideAllowList;
 
         public Builder table(TableSchema table) {
             tables.add(table);
@@ -106,12 +115,21 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
         }
 
         /**
-         * A bare table name resolves in the default schema only, as the engine's session does (DuckDB, Trino, Presto,
-         * Hive, Spark); without it, a bare name unique in the catalog resolves wherever it is (PostgreSQL's search path
-         * may list several schemas).
+         * The schemas a bare table name resolves in, first match wins, as the engine's session does: the session's
+         * schema (DuckDB, Trino, Presto, Hive, Spark) or PostgreSQL's search path. Unset, a bare name unique in the
+         * catalog resolves wherever it is.
          */
-        public Builder bareNamesInDefaultSchemaOnly(boolean value) {
-            this.bareNamesInDefaultOnly = value;
+        public Builder searchPath(List<String> schemas) {
+            this.searchPath = schemas.stream().map(s -> s.toLowerCase(Locale.ROOT)).toList();
+            return this;
+        }
+
+        /**
+         * The session resolves bare names in a schema the allow-list leaves out (its search path reaches one): no bare
+         * name resolves, as the executor refuses them; {@code schema.table} does.
+         */
+        public Builder bareNamesOutsideAllowList(boolean value) {
+            this.bareNamesOutsideAllowList = value;
             return this;
         }
 

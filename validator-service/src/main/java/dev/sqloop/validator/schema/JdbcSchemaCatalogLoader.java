@@ -2,6 +2,7 @@ package dev.sqloop.validator.schema;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
+import dev.sqloop.common.datasource.SessionSchemas;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -47,22 +48,24 @@ public final class JdbcSchemaCatalogLoader {
         tables.forEach(b::table);
         b.functions(functions(connection));
         b.defaultSchema(defaultSchema);
-        // PostgreSQL resolves a bare name through its search_path, which may list several schemas; the others in one
-        b.bareNamesInDefaultSchemaOnly(dialect != Dialect.POSTGRES);
-        indexValues(connection, ownSchemaFirst(tables, defaultSchema), b);
+        List<String> path = searchPath(connection, defaultSchema);
+        b.searchPath(path);
+        b.bareNamesOutsideAllowList(!options.allowedSchemas().isEmpty()
+                && (path.isEmpty() || !path.stream().allMatch(s -> options.allowedSchemas().contains(s.toLowerCase(Locale.ROOT)))));
+        indexValues(connection, ownSchemasFirst(tables, path), b);
         return b.build();
     }
 
     /**
-     * The tables of the connection's own schema first, the rest in their order: the value index's column budget is
+     * The tables of the schemas bare names resolve in first, the rest in their order: the value index's column budget is
      * spent in this order, and a datasource read without an allow-list (one Trino datasource per schema of a shared
      * catalog) would otherwise give it to whichever schemas sort first — tables its questions never name.
      */
-    static List<TableSchema> ownSchemaFirst(List<TableSchema> tables, String defaultSchema) {
-        if (defaultSchema == null) return tables;
+    static List<TableSchema> ownSchemasFirst(List<TableSchema> tables, List<String> path) {
+        if (path.isEmpty()) return tables;
         List<TableSchema> own = new ArrayList<>();
         List<TableSchema> others = new ArrayList<>();
-        for (TableSchema t : tables) (defaultSchema.equalsIgnoreCase(t.schema()) ? own : others).add(t);
+        for (TableSchema t : tables) (path.stream().anyMatch(s -> s.equalsIgnoreCase(t.schema())) ? own : others).add(t);
         own.addAll(others);
         return own;
     }
@@ -150,6 +153,15 @@ public final class JdbcSchemaCatalogLoader {
             // an engine without current_database(): its default database
         }
         return "default";
+    }
+
+    /**
+     * The schemas a bare name resolves in, in order: PostgreSQL's search path (those of its schemas that exist, {@code
+     * current_schemas(false)}), else the session's schema alone; empty when unknown.
+     */
+    private List<String> searchPath(Connection c, String defaultSchema) {
+        List<String> path = dialect == Dialect.POSTGRES ? SessionSchemas.postgresSearchPath(c) : List.of();
+        return !path.isEmpty() ? path : defaultSchema == null ? List.of() : List.of(defaultSchema);
     }
 
     private String defaultSchema(Connection c) {

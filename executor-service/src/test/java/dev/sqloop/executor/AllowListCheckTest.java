@@ -1,0 +1,68 @@
+package dev.sqloop.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.error.ErrorCategory;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Names written without their schema or catalog, against the allow-lists: where the session resolves them decides.
+ * The session is asked only when such a name is there to check (the real sessions: PostgresSafeguardsIT).
+ */
+class AllowListCheckTest {
+    private static final DatasourceConfig TRINO = DatasourceConfig.of("dw", Dialect.TRINO, "jdbc:trino://h:1/hive/sales", "u", null);
+
+    private static Supplier<AllowListCheck.SessionScope> session(AtomicInteger asked, String catalog, String... schemas) {
+        return () -> {
+            asked.incrementAndGet();
+            return new AllowListCheck.SessionScope(catalog, List.of(schemas));
+        };
+    }
+
+    @Test
+    void shouldNotAskTheSessionWhenEveryNameIsQualifiedOrNothingIsRestricted() {
+        AtomicInteger asked = new AtomicInteger();
+        DatasourceConfig sales = TRINO.withAllowed(Set.of(), Set.of("sales"), Set.of());
+        assertNull(AllowListCheck.refusal(sales, "SELECT * FROM sales.orders o JOIN sales.items i ON o.id = i.id", session(asked, "hive", "hr")));
+        assertNull(AllowListCheck.refusal(TRINO, "SELECT * FROM orders", session(asked, "hive", "hr")));
+        assertEquals(0, asked.get());
+    }
+
+    @Test
+    void shouldLetABareNameThroughOnlyWhereTheSessionResolvesItInAnAllowedSchema() {
+        AtomicInteger asked = new AtomicInteger();
+        DatasourceConfig sales = TRINO.withAllowed(Set.of(), Set.of("Sales"), Set.of());
+        assertNull(AllowListCheck.refusal(sales, "SELECT * FROM orders o JOIN items i ON o.id = i.id", session(asked, "hive", "sales")));
+        assertEquals(1, asked.get(), "asked once per query, not per name");
+
+        EngineError e = AllowListCheck.refusal(sales, "SELECT * FROM sales.orders o JOIN items i ON o.id = i.id", session(asked, "hive", "hr"));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category());
+        assertEquals("items", e.identifier());
+        assertTrue(e.message().contains("without its schema") && e.message().contains("schema hr"), e.message());
+
+        assertTrue(AllowListCheck.refusal(sales, "SELECT * FROM orders", session(asked, "hive")).message().contains("no known schema"),
+                "a session naming no schema resolves no bare name the list allows");
+        assertTrue(AllowListCheck.refusal(sales, "SELECT * FROM orders", session(asked, "hive", "sales", "public")).message()
+                .contains("schemas sales, public"), "every schema of a search path must be allowed");
+    }
+
+    @Test
+    void shouldCheckTheSessionsCatalogForNamesWithoutOne() {
+        AtomicInteger asked = new AtomicInteger();
+        DatasourceConfig hive = TRINO.withAllowed(Set.of("hive"), Set.of(), Set.of());
+        assertNull(AllowListCheck.refusal(hive, "SELECT * FROM sales.orders", session(asked, "hive", "sales")));
+        assertNull(AllowListCheck.refusal(hive, "SELECT * FROM hive.sales.orders", session(asked, "system", "x")));
+        EngineError e = AllowListCheck.refusal(hive, "SELECT * FROM sales.orders", session(asked, "system", "sales"));
+        assertTrue(e.message().contains("without its catalog") && e.message().contains("catalog system"), e.message());
+        assertTrue(AllowListCheck.refusal(hive, "SELECT * FROM orders", session(asked, null, "sales")).message()
+                .contains("no known catalog"));
+    }
+}

@@ -1,0 +1,152 @@
+package dev.sqloop.validator.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.fewshot.schema.JdbcSchemaSource;
+import dev.sqloop.fewshot.schema.SchemaSource.TableInfo;
+import dev.sqloop.parse.ObjectName;
+import dev.sqloop.testkit.engines.PostgresServer;
+import dev.sqloop.validator.StaticValidator;
+import dev.sqloop.validator.ValidationTarget;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A PostgreSQL role whose {@code search_path} lists two schemas ({@code s1, public}), as the README tells a deployment
+ * with tables outside {@code public} to set, and a third schema the path does not list. PostgreSQL itself is the judge:
+ * every table name the prompt's schema offers must be one it resolves to that table, and the validator must resolve
+ * bare names as it does (first schema of the path holding the name) — not pass a name the engine then cannot find,
+ * nor read the shadowed table's columns.
+ */
+class PostgresSearchPathIT {
+    private static final String DB = "search_path_it";
+    private static PostgresServer pg;
+    private static String url;
+
+    @BeforeAll
+    static void database() throws SQLException {
+        pg = PostgresServer.shared();
+        pg.createDatabase(DB);
+        pg.grantReadOnly(DB);
+        try (Connection c = pg.superuser(DB); Statement st = c.createStatement()) {
+            st.execute("DROP SCHEMA IF EXISTS s1 CASCADE");
+            st.execute("DROP SCHEMA IF EXISTS s2 CASCADE");
+            st.execute("DROP TABLE IF EXISTS public.orders, public.regions");
+            st.execute("CREATE SCHEMA s1");
+            st.execute("CREATE SCHEMA s2");
+            st.execute("CREATE TABLE public.orders (id int, status text)");
+            st.execute("CREATE TABLE public.regions (id int, name text)");
+            st.execute("CREATE TABLE s1.orders (id int, total numeric)"); // shadows public.orders on the path
+            st.execute("CREATE TABLE s1.customers (id int, name text)");
+            st.execute("CREATE TABLE s2.secrets (id int, token text)");
+            for (String s : List.of("public", "s1", "s2")) {
+                st.execute("GRANT USAGE ON SCHEMA " + s + " TO " + PostgresServer.READER);
+                st.execute("GRANT SELECT ON ALL TABLES IN SCHEMA " + s + " TO " + PostgresServer.READER);
+            }
+        }
+        // pgjdbc sets the session's search_path from currentSchema
+        url = pg.jdbcUrl(DB) + "?currentSchema=s1,public";
+    }
+
+    private static Connection reader() throws SQLException {
+        return DriverManager.getConnection(url, PostgresServer.READER, PostgresServer.READER_PASSWORD);
+    }
+
+    private static List<String> offered(Set<String> allowed) throws SQLException {
+        return new JdbcSchemaSource(ds -> reader(), null, ds -> allowed).tables(DB).stream().map(TableInfo::name).sorted().toList();
+    }
+
+    private static SchemaCatalog catalog() throws SQLException {
+        return catalog(Set.of());
+    }
+
+    private static SchemaCatalog catalog(Set<String> allowed) throws SQLException {
+        try (Connection c = reader()) {
+            return new JdbcSchemaCatalogLoader(Dialect.POSTGRES, new CatalogLoadOptions(List.of(), allowed, Set.of(), 50, 200)).load(c);
+        }
+    }
+
+    /** Where PostgreSQL resolves a name: schema.table of the relation, or null when it does not find it. */
+    private static String resolvedByPostgres(String name) throws SQLException {
+        try (Connection c = reader(); Statement st = c.createStatement();
+             var rs = st.executeQuery("SELECT n.nspname || '.' || t.relname FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
+                     + " WHERE t.oid = to_regclass('" + name + "')")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    @Test
+    void shouldOfferEveryTableOfThePathByTheNameThePathResolves() throws SQLException {
+        // s1's tables and public's unshadowed one bare; the shadowed public.orders qualified; s2 (off the path) absent
+        List<String> names = offered(Set.of());
+        assertEquals(List.of("customers", "orders", "public.orders", "regions"), names);
+        SchemaCatalog catalog = catalog();
+        for (String name : names) {
+            String engine = resolvedByPostgres(name);
+            assertTrue(engine != null, name + " offered but PostgreSQL does not find it");
+            TableSchema validator = catalog.resolve(ObjectName.of(name.split("\\."))).orElseThrow(() -> new AssertionError(name));
+            assertEquals(engine, validator.qualifiedName(), "the validator resolves " + name + " where PostgreSQL does");
+        }
+    }
+
+    @Test
+    void shouldOfferAnAllowedSchemaOffThePathQualified() throws SQLException {
+        assertEquals(List.of("customers", "orders", "public.orders", "regions", "s2.secrets"), offered(Set.of("s1", "public", "s2")));
+        assertEquals("s2.secrets", resolvedByPostgres("s2.secrets"));
+        // the path's schemas not all allowed: a bare name may resolve outside the list (the executor refuses it), so
+        // the allowed schemas' tables are offered qualified, and nothing else
+        assertEquals(List.of("s1.customers", "s1.orders", "s2.secrets"), offered(Set.of("s1", "s2")));
+    }
+
+    @Test
+    void shouldResolveBareNamesThroughTheSearchPathAsPostgresDoes() throws SQLException {
+        ValidationTarget target = new ValidationTarget(Dialect.POSTGRES, catalog());
+        assertEquals(List.of(), StaticValidator.validate("SELECT c.name, o.total FROM customers c JOIN orders o ON o.id = c.id", target, null));
+        assertEquals(List.of(), StaticValidator.validate("SELECT name FROM regions", target, null), "public is on the path");
+        assertEquals(List.of(), StaticValidator.validate("SELECT status FROM public.orders", target, null));
+
+        // bare orders is s1.orders: public's status column is not there (the engine would say the same)
+        Issue shadowed = single(StaticValidator.validate("SELECT status FROM orders", target, null));
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, shadowed.category(), shadowed.toString());
+
+        // a unique name off the path is not found by PostgreSQL, so not by the validator either
+        assertEquals(null, resolvedByPostgres("secrets"));
+        Issue offPath = single(StaticValidator.validate("SELECT token FROM secrets", target, null));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, offPath.category(), offPath.toString());
+        assertTrue(offPath.candidates().contains("s2.secrets"), () -> "the qualified name as a candidate: " + offPath.candidates());
+        assertEquals(List.of(), StaticValidator.validate("SELECT token FROM s2.secrets", target, null));
+    }
+
+    /**
+     * An allow-list leaving out a schema of the path: a bare name may resolve there, and the executor refuses every bare
+     * name; the validator says so first, with the qualified name to use.
+     */
+    @Test
+    void shouldResolveNoBareNameWhenThePathReachesOutsideTheAllowList() throws SQLException {
+        ValidationTarget target = new ValidationTarget(Dialect.POSTGRES, catalog(Set.of("s1", "s2")));
+        Issue bare = single(StaticValidator.validate("SELECT total FROM orders", target, null));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, bare.category(), bare.toString());
+        assertTrue(bare.candidates().contains("s1.orders"), () -> "candidates: " + bare.candidates());
+        assertEquals(List.of(), StaticValidator.validate("SELECT o.total, s.token FROM s1.orders o JOIN s2.secrets s ON s.id = o.id", target, null));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, single(StaticValidator.validate("SELECT status FROM public.orders", target, null)).category(),
+                "public is not allowed");
+        // every schema of the path allowed: bare names resolve as before
+        assertEquals(List.of(), StaticValidator.validate("SELECT total FROM orders",
+                new ValidationTarget(Dialect.POSTGRES, catalog(Set.of("s1", "public"))), null));
+    }
+
+    private static Issue single(List<Issue> issues) {
+        assertEquals(1, issues.size(), issues::toString);
+        return issues.getFirst();
+    }
+}
