@@ -16,12 +16,15 @@ final class FeedbackEndpoints {
     private final Submitter submitter;
     private final Forwarding forwarding;
     private final ExampleEndpoints examples;
+    private final RecentSubmissions recent;
 
-    FeedbackEndpoints(GatewayConfig config, Submitter submitter, Forwarding forwarding, ExampleEndpoints examples) {
+    FeedbackEndpoints(GatewayConfig config, Submitter submitter, Forwarding forwarding, ExampleEndpoints examples,
+                      RecentSubmissions recent) {
         this.config = config;
         this.submitter = submitter;
         this.forwarding = forwarding;
         this.examples = examples;
+        this.recent = recent;
     }
 
     void register(Javalin app) {
@@ -43,7 +46,10 @@ final class FeedbackEndpoints {
         Http.requireJson(ctx, "application/json");
         String id = ctx.pathParam("id");
         FeedbackRequest request = FeedbackRequest.parse(Http.parseJson(Http.body(ctx, config.maxBodyBytes())), config);
-        Question q = Question.of(forwarding.findQuestion(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id)));
+        // as GET answers it: the view's status, else this instance's own for a question it accepted moments ago (a 404
+        // there was a feedback on a question whose statusUrl had just answered 200)
+        Question q = Question.of(recent.question(id, Auth.tenant(ctx), () -> forwarding.findQuestion(ctx, id))
+                .orElseThrow(() -> ApiError.notFound("question " + id)));
         String sql = request.sql() != null ? request.sql() : q.sql();
         if (request.saves() && (sql == null || sql.isBlank())) {
             throw ApiError.badRequest("save needs SQL: the question has none yet, pass \"sql\"", "sql");

@@ -78,7 +78,7 @@ public final class GatewayServer implements AutoCloseable {
 
         RecentSubmissions recent = new RecentSubmissions(java.time.Clock.systemUTC());
         new QuestionEndpoints(config, submitter, view, forwarding, recent).register(app);
-        new FeedbackEndpoints(config, submitter, forwarding, examples).register(app);
+        new FeedbackEndpoints(config, submitter, forwarding, examples, recent).register(app);
         new BatchEndpoints(config, submitter, view, forwarding, recent).register(app);
         examples.register(app);
     }

@@ -48,7 +48,12 @@ final class QuestionEndpoints {
         if (forwarding.forwarded(ctx, ResultsView.QUESTIONS, id)) return;
         QuestionState state = view.<QuestionState>get(ResultsView.QUESTIONS, id)
                 .filter(s -> Auth.tenant(ctx).equals(s.tenant()))
-                .orElseThrow(() -> ApiError.notFound("question " + id));
+                .orElse(null);
+        if (state == null) {
+            // accepted here moments ago, not yet in the view: queued, so nothing to retry (the 409 the view would give)
+            if (recent.question(id, Auth.tenant(ctx)).isPresent()) Retries.requireFailed(id, null);
+            throw ApiError.notFound("question " + id);
+        }
         QuestionResult failed = state.result();
         Retries.requireFailed(id, failed);
         int round = Math.max(state.round(), failed.round()) + 1;
@@ -119,9 +124,10 @@ final class QuestionEndpoints {
     private void trace(Context ctx) {
         String id = ctx.pathParam("id");
         if (forwarding.forwarded(ctx, ResultsView.QUESTIONS, id)) return;
-        QuestionState state = view.<QuestionState>get(ResultsView.QUESTIONS, id)
-                .filter(s -> Auth.tenant(ctx).equals(s.tenant()))
-                .orElseThrow(() -> ApiError.notFound("question " + id));
-        ctx.json(Map.of("id", id, "attempts", state.events()));
+        Optional<QuestionState> state = view.<QuestionState>get(ResultsView.QUESTIONS, id)
+                .filter(s -> Auth.tenant(ctx).equals(s.tenant()));
+        if (state.isEmpty() && recent.question(id, Auth.tenant(ctx)).isEmpty()) throw ApiError.notFound("question " + id);
+        // accepted here moments ago and not yet in the view: queued, no attempt yet
+        ctx.json(Map.of("id", id, "attempts", state.map(QuestionState::events).orElse(List.of())));
     }
 }

@@ -289,7 +289,7 @@ class GatewayIT {
     /**
      * The view learns a submission by reading it back from Kafka; until then the instance that accepted it answers for
      * it: the statusUrl just handed out is a 200 (queued), a cancel finds the question, a repeated clientId is the same
-     * question, a new batch shows nothing finished. Each asked within milliseconds of its POST, many times over: the
+     * question, feedback finds it, a new batch shows nothing finished. Each asked within milliseconds of its POST, many times over: the
      * view commits every 200 ms, so without the instance's own memory these were 404s.
      */
     @Test
@@ -304,6 +304,14 @@ class GatewayIT {
             assertEquals("queued", json(status).get("status").asText(), status.body());
             assertEquals("demo", json(status).get("datasource").asText(), status.body());
             assertEquals(404, getPatiently(gateway, "/v1/questions/" + id, KEY_B).statusCode(), "still not another tenant's");
+            // feedback finds it as GET does: a save without SQL is the 400 that says so, not a 404
+            HttpResponse<String> feedback = post(gateway, "/v1/questions/" + id + "/feedback", KEY_A, "application/json", "{\"action\":\"save\"}");
+            assertEquals(400, feedback.statusCode(), "feedback right after the POST: " + feedback.body());
+            assertEquals("sql", json(feedback).get("field").asText(), feedback.body());
+            HttpResponse<String> retry = post(gateway, "/v1/questions/" + id + "/retry", KEY_A, null, "");
+            assertEquals(409, retry.statusCode(), "a retry right after the POST: nothing failed yet: " + retry.body());
+            HttpResponse<String> trace = get(gateway, "/v1/questions/" + id + "/trace", KEY_A);
+            assertEquals(200, trace.statusCode(), "the trace right after the POST: " + trace.body());
         }
         String clientId = "own-repeat-" + System.nanoTime();
         String body = "{\"question\":\"How many parts?\",\"datasource\":\"demo\",\"clientId\":\"" + clientId + "\"}";
