@@ -45,7 +45,8 @@ public final class JdbcSchemaSource implements SchemaSource {
     private final Function<String, Set<String>> allowedSchemas;
 
     /**
-     * @param schema the schema to read ({@code main} for DuckDB, {@code public} for PostgreSQL), or null for the
+     * @param schema the schema to read ({@code main} for DuckDB, {@code public} for PostgreSQL; its tables shown bare
+     *               only when the session resolves bare names there, else as schema.table), or null for the
      *               connection's own (the one its URL or search path names, which unqualified names resolve in), or every
      *               user schema when the connection names none
      */
@@ -73,14 +74,16 @@ public final class JdbcSchemaSource implements SchemaSource {
             boolean hive = hiveServer2(c, product);
             // the schemas bare names resolve in (a table of another schema would reach the prompt by a bare name the engine
             // then resolves in these: a Trino datasource per schema of a shared catalog got the whole catalog's tables)
-            List<String> path = schema != null ? List.of(schema) : SessionSchemas.searchPath(c);
+            List<String> path = SessionSchemas.searchPath(c);
             Set<String> allowed = allowedSchemas.apply(datasource);
             if (!allowed.isEmpty() && !path.stream().allMatch(s -> allowed.contains(s.toLowerCase(Locale.ROOT)))) {
                 // bare names resolve (partly) outside the allow-list, and the executor refuses them: every table is
                 // offered as schema.table, from the allowed schemas only
                 path = List.of();
             }
-            List<String> scopes = scopes(path, allowed.isEmpty() ? allowed : spelled(c, allowed));
+            Set<String> spelled = allowed.isEmpty() ? allowed : spelled(c, allowed);
+            // a configured schema is read in place of the path, its tables bare only if the session resolves them there
+            List<String> scopes = schema != null ? scopes(List.of(schema), spelled) : scopes(path, spelled);
             // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples): it samples rows
             boolean hiveJobs = hive && !product.contains("spark");
             Map<String, List<String[]>> columns = new LinkedHashMap<>();

@@ -108,12 +108,14 @@ class JdbcSchemaSourceTest {
 
     /**
      * Without a schema name the connection's own schema is read: a table of another schema would reach the prompt by its
-     * bare name, which the engine resolves in this one; named, that other schema is read.
+     * bare name, which the engine resolves in this one; named, that other schema is read, its tables as schema.table.
      */
     @Test
     void shouldReadTheConnectionsOwnSchemaWhenNoneIsNamed() throws Exception {
         assertEquals(List.of("notes", "tickets"), names(source(new AtomicInteger(), sql -> false, null)));
-        assertEquals(List.of("notes", "old_tickets"), names(source(new AtomicInteger(), sql -> false, "archive")));
+        // a configured schema other than the session's: read, but its names qualified (a bare one resolves in main)
+        assertEquals(List.of("archive.notes", "archive.old_tickets"), names(source(new AtomicInteger(), sql -> false, "archive")));
+        assertEquals(List.of("notes", "tickets"), names(source(new AtomicInteger(), sql -> false, "main")));
     }
 
     /**
