@@ -125,6 +125,35 @@ class DefogGoldValidationIT {
         assertEquals(List.of(), names.stream().filter(n -> !n.contains(".")).toList(), "bare names from a catalog-only URL");
     }
 
+    /** A dotted name as an engine reads it: each part unquoted ("x", `x`, doubled quotes undone), lower case. */
+    static List<String> unquoted(String written) {
+        List<String> parts = new ArrayList<>();
+        StringBuilder part = new StringBuilder();
+        char quote = 0;
+        for (int i = 0; i < written.length(); i++) {
+            char ch = written.charAt(i);
+            if (quote != 0) {
+                if (ch == quote && i + 1 < written.length() && written.charAt(i + 1) == quote) {
+                    part.append(ch);
+                    i++;
+                } else if (ch == quote) {
+                    quote = 0;
+                } else {
+                    part.append(ch);
+                }
+            } else if (ch == '"' || ch == '`') {
+                quote = ch;
+            } else if (ch == '.') {
+                parts.add(part.toString().toLowerCase(java.util.Locale.ROOT));
+                part.setLength(0);
+            } else {
+                part.append(ch);
+            }
+        }
+        parts.add(part.toString().toLowerCase(java.util.Locale.ROOT));
+        return parts;
+    }
+
     private static final ConstraintExtractor EXTRACTOR = new ConstraintExtractor();
     private static final Map<Embedder.Model, Embedder> EMBEDDERS = new java.util.EnumMap<>(Embedder.Model.class);
 
@@ -173,9 +202,11 @@ class DefogGoldValidationIT {
             Map<String, java.util.Set<String>> cols = new TreeMap<>();
             for (LinkedSchema.Table t : linked.tables()) {
                 // the prompt names tables as the query would: one the datasource cannot resolve by that name misleads
-                if (target.catalog().resolve(ObjectName.of(t.name())).isEmpty()) foreign.add(q.database() + ": " + t.name());
-                cols.put(t.name().toLowerCase(java.util.Locale.ROOT), t.columns().stream()
-                        .map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).collect(java.util.stream.Collectors.toSet()));
+                // (names as the query writes them: quoted where the engine needs it, so read back as the engine reads them)
+                List<String> table = unquoted(t.name());
+                if (target.catalog().resolve(ObjectName.of(table.toArray(String[]::new))).isEmpty()) foreign.add(q.database() + ": " + t.name());
+                cols.put(String.join(".", table), t.columns().stream()
+                        .map(c -> String.join(".", unquoted(c.name()))).collect(java.util.stream.Collectors.toSet()));
             }
             List<String> missing = gold.missing(cols);
             boolean tablesOk = missing.stream().noneMatch(m -> !m.contains("."));

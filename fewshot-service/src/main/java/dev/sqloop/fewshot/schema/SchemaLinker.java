@@ -118,8 +118,8 @@ public final class SchemaLinker {
     }
 
     private static LinkedSchema.Table whole(SchemaSource.TableInfo t) {
-        return new LinkedSchema.Table(t.name(), t.description(), t.columns().stream()
-                .map(c -> new LinkedSchema.Column(c.name(), c.type(), c.description(), c.sampleValues())).toList());
+        return new LinkedSchema.Table(t.written(), t.description(), t.columns().stream()
+                .map(c -> new LinkedSchema.Column(c.written(), c.type(), c.description(), c.sampleValues())).toList());
     }
 
     private static boolean joinsAny(Ranked r, java.util.Collection<Ranked> kept) {
@@ -242,8 +242,8 @@ public final class SchemaLinker {
             keep = List.copyOf(chosen);
         }
         List<LinkedSchema.Column> linked = keep.stream().map(cols::get)
-                .map(c -> new LinkedSchema.Column(c.name(), c.type(), c.description(), c.sampleValues())).toList();
-        return new LinkedSchema.Table(r.table().table().name(), r.table().table().description(), linked);
+                .map(c -> new LinkedSchema.Column(c.written(), c.type(), c.description(), c.sampleValues())).toList();
+        return new LinkedSchema.Table(r.table().table().written(), r.table().table().description(), linked);
     }
 
     private static String tableText(SchemaSource.TableInfo t) {

@@ -49,6 +49,8 @@ class PostgresSearchPathIT {
             st.execute("CREATE TABLE s1.orders (id int, total numeric)"); // shadows public.orders on the path
             st.execute("CREATE TABLE s1.customers (id int, name text)");
             st.execute("CREATE TABLE s2.secrets (id int, token text)");
+            // created quoted, as a schema migrated from another engine is (Chinook's "Album"): found only quoted
+            st.execute("CREATE TABLE s1.\"Album\" (\"AlbumId\" int, \"Title\" text, \"user\" text)");
             for (String s : List.of("public", "s1", "s2")) {
                 st.execute("GRANT USAGE ON SCHEMA " + s + " TO " + PostgresServer.READER);
                 st.execute("GRANT SELECT ON ALL TABLES IN SCHEMA " + s + " TO " + PostgresServer.READER);
@@ -63,7 +65,11 @@ class PostgresSearchPathIT {
     }
 
     private static List<String> offered(Set<String> allowed) throws SQLException {
-        return new JdbcSchemaSource(ds -> reader(), null, ds -> allowed).tables(DB).stream().map(TableInfo::name).sorted().toList();
+        return tables(allowed).stream().map(TableInfo::name).sorted().toList();
+    }
+
+    private static List<TableInfo> tables(Set<String> allowed) throws SQLException {
+        return new JdbcSchemaSource(ds -> reader(), null, ds -> allowed).tables(DB);
     }
 
     private static SchemaCatalog catalog() throws SQLException {
@@ -89,23 +95,32 @@ class PostgresSearchPathIT {
     void shouldOfferEveryTableOfThePathByTheNameThePathResolves() throws SQLException {
         // s1's tables and public's unshadowed one bare; the shadowed public.orders qualified; s2 (off the path) absent
         List<String> names = offered(Set.of());
-        assertEquals(List.of("customers", "orders", "public.orders", "regions"), names);
+        assertEquals(List.of("Album", "customers", "orders", "public.orders", "regions"), names);
         SchemaCatalog catalog = catalog();
-        for (String name : names) {
-            String engine = resolvedByPostgres(name);
-            assertTrue(engine != null, name + " offered but PostgreSQL does not find it");
-            TableSchema validator = catalog.resolve(ObjectName.of(name.split("\\."))).orElseThrow(() -> new AssertionError(name));
-            assertEquals(engine, validator.qualifiedName(), "the validator resolves " + name + " where PostgreSQL does");
+        for (TableInfo table : tables(Set.of())) {
+            // as the prompt shows it: PostgreSQL itself must find the table and every column by that text
+            String engine = resolvedByPostgres(table.written());
+            assertTrue(engine != null, table.written() + " offered but PostgreSQL does not find it");
+            try (Connection c = reader(); Statement st = c.createStatement()) {
+                st.executeQuery("SELECT " + String.join(", ", table.columns().stream().map(col -> col.written()).toList())
+                        + " FROM " + table.written() + " LIMIT 0").close();
+            }
+            if (table.name().equals("Album")) continue; // the validator folds case: not the judge of quoting
+            TableSchema validator = catalog.resolve(ObjectName.of(table.name().split("\\."))).orElseThrow(() -> new AssertionError(table.name()));
+            assertEquals(engine, validator.qualifiedName(), "the validator resolves " + table.name() + " where PostgreSQL does");
         }
+        TableInfo album = tables(Set.of()).stream().filter(t -> t.name().equals("Album")).findFirst().orElseThrow();
+        assertEquals("\"Album\"", album.written());
+        assertEquals(List.of("\"AlbumId\"", "\"Title\"", "\"user\""), album.columns().stream().map(col -> col.written()).toList());
     }
 
     @Test
     void shouldOfferAnAllowedSchemaOffThePathQualified() throws SQLException {
-        assertEquals(List.of("customers", "orders", "public.orders", "regions", "s2.secrets"), offered(Set.of("s1", "public", "s2")));
+        assertEquals(List.of("Album", "customers", "orders", "public.orders", "regions", "s2.secrets"), offered(Set.of("s1", "public", "s2")));
         assertEquals("s2.secrets", resolvedByPostgres("s2.secrets"));
         // the path's schemas not all allowed: a bare name may resolve outside the list (the executor refuses it), so
         // the allowed schemas' tables are offered qualified, and nothing else
-        assertEquals(List.of("s1.customers", "s1.orders", "s2.secrets"), offered(Set.of("s1", "s2")));
+        assertEquals(List.of("s1.Album", "s1.customers", "s1.orders", "s2.secrets"), offered(Set.of("s1", "s2")));
     }
 
     @Test
