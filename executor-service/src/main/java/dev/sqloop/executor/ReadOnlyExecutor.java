@@ -178,5 +178,6 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public void close() {
         pools.values().forEach(HikariDataSource::close);
         pools.clear();
+        scopes.clear();
     }
 }
