@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -54,5 +55,31 @@ class TrinoSafeguardsIT {
         EngineError e = fail(executor, onlyOrders, sql);
         assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category(), e.toString());
         assertTrue(e.message().contains("allow-list"), e.message());
+    }
+
+    /**
+     * A name without its schema or catalog resolves where the real session points (the URL's tpch/tiny, read from
+     * trino-jdbc): it runs when that is allowed, and is refused, before the engine, when the URL points elsewhere.
+     */
+    @Test
+    void shouldCheckNamesWithoutSchemaOrCatalogWhereTheSessionResolvesThem() {
+        assertEquals(15_000, scalar(executor.run(onlyOrders, "SELECT count(*) FROM orders")), "tpch.tiny: the allowed place");
+        DatasourceConfig sf1 = allowing("tpch_sf1_url", TrinoServer.shared().jdbcUrl("tpch", "sf1"), Set.of("tpch"), Set.of("tiny"));
+        EngineError bare = fail(executor, sf1, "SELECT count(*) FROM orders");
+        assertTrue(bare.message().contains("without its schema") && bare.message().contains("schema sf1"), bare.message());
+        assertEquals(15_000, scalar(executor.run(sf1, "SELECT count(*) FROM tiny.orders")));
+        DatasourceConfig memoryOnly = allowing("tpch_memory_only", open.jdbcUrl(), Set.of("memory"), Set.of());
+        EngineError noCatalog = fail(executor, memoryOnly, "SELECT count(*) FROM tiny.orders");
+        assertTrue(noCatalog.message().contains("without its catalog") && noCatalog.message().contains("catalog tpch"), noCatalog.message());
+    }
+
+    private static DatasourceConfig allowing(String name, String url, Set<String> catalogs, Set<String> schemas) {
+        return new DatasourceConfig(name, Dialect.TRINO, url, "sqloop", null, catalogs, schemas, Set.of(), 100,
+                Duration.ofSeconds(120), Duration.ofSeconds(5), null, 1, java.util.Map.of());
+    }
+
+    private static long scalar(QueryRunner.Result r) {
+        QueryRunner.Succeeded s = assertInstanceOf(QueryRunner.Succeeded.class, r, r::toString);
+        return ((Number) s.execution().preview().getFirst().getFirst()).longValue();
     }
 }
