@@ -1,6 +1,7 @@
 package dev.sqloop.executor;
 
 import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.SessionSchemas;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.parse.DialectParsers;
 import dev.sqloop.parse.ObjectName;
@@ -26,7 +27,7 @@ final class AllowListCheck {
      * Where the datasource's sessions resolve a name written without its catalog or schema.
      *
      * @param catalog the session's catalog, null when unknown
-     * @param schemas the schemas a bare table name is looked up in ({@link dev.sqloop.common.datasource.SessionSchemas})
+     * @param schemas the schemas a bare table name is looked up in ({@link SessionSchemas})
      */
     record SessionScope(String catalog, List<String> schemas) {}
 
@@ -69,7 +70,7 @@ final class AllowListCheck {
             if (noCatalog && (scope.catalog() == null || !ds.catalogAllowed(scope.catalog()))) {
                 part = "catalog";
                 where = scope.catalog() == null ? "no known catalog" : "catalog " + scope.catalog();
-            } else if (bare && (scope.schemas().isEmpty() || !scope.schemas().stream().allMatch(ds::schemaAllowed))) {
+            } else if (bare && !SessionSchemas.bareNamesAllowed(scope.schemas(), ds.allowedSchemas())) {
                 part = "schema";
                 where = scope.schemas().isEmpty() ? "no known schema"
                         : (scope.schemas().size() == 1 ? "schema " : "schemas ") + String.join(", ", scope.schemas());

@@ -77,7 +77,7 @@ public final class JdbcSchemaSource implements SchemaSource {
             // then resolves in these: a Trino datasource per schema of a shared catalog got the whole catalog's tables)
             List<String> path = SessionSchemas.searchPath(c);
             Set<String> allowed = allowedSchemas.apply(datasource);
-            if (!allowed.isEmpty() && !path.stream().allMatch(s -> allowed.contains(s.toLowerCase(Locale.ROOT)))) {
+            if (!SessionSchemas.bareNamesAllowed(path, allowed)) {
                 // bare names resolve (partly) outside the allow-list, and the executor refuses them: every table is
                 // offered as schema.table, from the allowed schemas only
                 path = List.of();

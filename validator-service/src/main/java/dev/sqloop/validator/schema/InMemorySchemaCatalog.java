@@ -16,7 +16,7 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     private final Set<String> functions;
     private final Map<String, List<String>> values;
     private final String defaultSchema;
-    /** Whether a bare table name resolves in the default schema only (every engine but PostgreSQL's search path). */
+    /** The schemas a bare table name resolves in, first match wins; empty: wherever it is unique in the catalog. */
     private final List<String> searchPath;
     private final boolean bareNamesOutsideAllowList;
     /** Tables by their own (last-part) name: resolution is a map look-up, not a scan of the warehouse. */

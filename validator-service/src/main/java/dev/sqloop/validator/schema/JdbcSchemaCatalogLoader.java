@@ -50,8 +50,7 @@ public final class JdbcSchemaCatalogLoader {
         b.defaultSchema(defaultSchema);
         List<String> path = searchPath(connection, defaultSchema);
         b.searchPath(path);
-        b.bareNamesOutsideAllowList(!options.allowedSchemas().isEmpty()
-                && (path.isEmpty() || !path.stream().allMatch(s -> options.allowedSchemas().contains(s.toLowerCase(Locale.ROOT)))));
+        b.bareNamesOutsideAllowList(!SessionSchemas.bareNamesAllowed(path, options.allowedSchemas()));
         indexValues(connection, ownSchemasFirst(tables, path), b);
         return b.build();
     }
