@@ -125,33 +125,13 @@ class DefogGoldValidationIT {
         assertEquals(List.of(), names.stream().filter(n -> !n.contains(".")).toList(), "bare names from a catalog-only URL");
     }
 
-    /** A dotted name as an engine reads it: each part unquoted ("x", `x`, doubled quotes undone), lower case. */
-    static List<String> unquoted(String written) {
-        List<String> parts = new ArrayList<>();
-        StringBuilder part = new StringBuilder();
-        char quote = 0;
-        for (int i = 0; i < written.length(); i++) {
-            char ch = written.charAt(i);
-            if (quote != 0) {
-                if (ch == quote && i + 1 < written.length() && written.charAt(i + 1) == quote) {
-                    part.append(ch);
-                    i++;
-                } else if (ch == quote) {
-                    quote = 0;
-                } else {
-                    part.append(ch);
-                }
-            } else if (ch == '"' || ch == '`') {
-                quote = ch;
-            } else if (ch == '.') {
-                parts.add(part.toString().toLowerCase(java.util.Locale.ROOT));
-                part.setLength(0);
-            } else {
-                part.append(ch);
-            }
+    /** A name as written in the prompt, read back by the validator's own parser for the dialect (unquoted, lower case). */
+    static List<String> unquoted(dev.sqloop.common.Dialect dialect, String written) {
+        try {
+            return DialectParsers.forDialect(dialect).parse("SELECT * FROM " + written).tables().getFirst().parts();
+        } catch (dev.sqloop.parse.SqlRejection e) {
+            throw new AssertionError("the prompt shows a name the " + dialect + " parser cannot read: " + written, e);
         }
-        parts.add(part.toString().toLowerCase(java.util.Locale.ROOT));
-        return parts;
     }
 
     private static final ConstraintExtractor EXTRACTOR = new ConstraintExtractor();
@@ -203,10 +183,10 @@ class DefogGoldValidationIT {
             for (LinkedSchema.Table t : linked.tables()) {
                 // the prompt names tables as the query would: one the datasource cannot resolve by that name misleads
                 // (names as the query writes them: quoted where the engine needs it, so read back as the engine reads them)
-                List<String> table = unquoted(t.name());
+                List<String> table = unquoted(target.dialect(), t.name());
                 if (target.catalog().resolve(ObjectName.of(table.toArray(String[]::new))).isEmpty()) foreign.add(q.database() + ": " + t.name());
                 cols.put(String.join(".", table), t.columns().stream()
-                        .map(c -> String.join(".", unquoted(c.name()))).collect(java.util.stream.Collectors.toSet()));
+                        .map(c -> String.join(".", unquoted(target.dialect(), c.name()))).collect(java.util.stream.Collectors.toSet()));
             }
             List<String> missing = gold.missing(cols);
             boolean tablesOk = missing.stream().noneMatch(m -> !m.contains("."));
