@@ -28,6 +28,15 @@ public enum Dialect {
         return q + identifier.replace(q, q + q) + q;
     }
 
+    /**
+     * True where a quoted name keeps its case and an unquoted one is folded to lower case, so {@code Album} and {@code
+     * "Album"} are two names and only one of them finds a table created quoted (PostgreSQL). Trino, Presto, DuckDB, Hive
+     * and Spark match names ignoring case, quoted or not.
+     */
+    public boolean quotedNamesKeepCase() {
+        return this == POSTGRES;
+    }
+
     /** How prompts name the dialect: "Write Trino SQL". */
     public String displayName() {
         return displayName;

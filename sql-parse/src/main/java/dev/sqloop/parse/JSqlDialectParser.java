@@ -204,7 +204,7 @@ public final class JSqlDialectParser implements DialectParser {
                 case net.sf.jsqlparser.statement.select.TableStatement ts -> {
                     QueryScope scope = new QueryScope(parent);
                     scopes.add(scope);
-                    ObjectName name = new ObjectName(parts(ts.getTable().getFullyQualifiedName()));
+                    ObjectName name = name(ts.getTable().getFullyQualifiedName());
                     if (!(name.size() == 1 && visible.containsKey(name.last()))) tables.add(name);
                     scope.markLenient();
                     scope.addOutput(QueryScope.OutputItem.star(null));
@@ -318,7 +318,7 @@ public final class JSqlDialectParser implements DialectParser {
                     : item.getAlias().getAliasColumns().stream().map(c -> unquote(c.name)).toList();
             switch (item) {
                 case Table t -> {
-                    ObjectName name = new ObjectName(parts(t.getFullyQualifiedName()));
+                    ObjectName name = name(t.getFullyQualifiedName());
                     if (name.size() == 1 && ctes.containsKey(name.last())) {
                         Cte cte = ctes.get(name.last());
                         scope.addSource(new QueryScope.Source(alias == null ? name.last() : alias, null, cte.body(),
@@ -467,20 +467,31 @@ public final class JSqlDialectParser implements DialectParser {
         }
     }
 
-    private static ObjectName columnName(Column column) {
-        List<String> parts = new ArrayList<>();
-        if (column.getTable() != null && column.getTable().getFullyQualifiedName() != null
-                && !column.getTable().getFullyQualifiedName().isEmpty()) {
-            parts.addAll(parts(column.getTable().getFullyQualifiedName()));
-        }
+    private ObjectName columnName(Column column) {
         String name = column.getColumnName();
         if (name == null || name.isEmpty()) return null;
-        parts.addAll(parts(name));
-        return new ObjectName(parts);
+        String table = column.getTable() == null ? null : column.getTable().getFullyQualifiedName();
+        return name(table == null || table.isEmpty() ? name : table + "." + name);
+    }
+
+    /**
+     * A dotted name as written, with the spelling the engine looks it up by where a quoted name keeps its case
+     * (PostgreSQL: {@code "Album"} is {@code Album}, {@code Album} is {@code album}).
+     */
+    private ObjectName name(String dotted) {
+        List<String> raw = split(dotted);
+        List<String> parts = raw.stream().map(JSqlDialectParser::unquote).toList();
+        if (!dialect.quotedNamesKeepCase()) return new ObjectName(parts);
+        return new ObjectName(parts, raw.stream().map(p -> isQuoted(p.strip()) ? unquote(p) : p.strip().toLowerCase(Locale.ROOT)).toList());
     }
 
     /** Splits a dotted name outside quotes and removes the quotes of each part. */
     static List<String> parts(String dotted) {
+        return split(dotted).stream().map(JSqlDialectParser::unquote).toList();
+    }
+
+    /** Splits a dotted name outside quotes, each part as written. */
+    private static List<String> split(String dotted) {
         List<String> out = new ArrayList<>();
         StringBuilder cur = new StringBuilder();
         char quote = 0;
@@ -493,20 +504,24 @@ public final class JSqlDialectParser implements DialectParser {
                 quote = c;
                 cur.append(c);
             } else if (c == '.') {
-                out.add(unquote(cur.toString()));
+                out.add(cur.toString());
                 cur.setLength(0);
             } else {
                 cur.append(c);
             }
         }
-        out.add(unquote(cur.toString()));
+        out.add(cur.toString());
         return out;
+    }
+
+    private static boolean isQuoted(String t) {
+        return t.length() >= 2 && (t.charAt(0) == '"' || t.charAt(0) == '`') && t.charAt(t.length() - 1) == t.charAt(0);
     }
 
     static String unquote(String s) {
         if (s == null) return null;
         String t = s.strip();
-        if (t.length() >= 2 && (t.charAt(0) == '"' || t.charAt(0) == '`') && t.charAt(t.length() - 1) == t.charAt(0)) {
+        if (isQuoted(t)) {
             char q = t.charAt(0);
             return t.substring(1, t.length() - 1).replace("" + q + q, "" + q);
         }

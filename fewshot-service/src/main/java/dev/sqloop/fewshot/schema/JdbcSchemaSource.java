@@ -3,6 +3,7 @@ package dev.sqloop.fewshot.schema;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
 import dev.sqloop.common.datasource.SessionSchemas;
+import dev.sqloop.common.sql.Identifiers;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -20,7 +21,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
-import java.util.regex.Pattern;
 
 /**
  * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino) or the driver's
@@ -103,7 +103,7 @@ public final class JdbcSchemaSource implements SchemaSource {
             UnaryOperator<String> quote = (hive ? Dialect.HIVE : Dialect.TRINO)::quote;
             // PostgreSQL folds an unquoted name to lower case: a mixed-case one must be quoted to be found
             boolean foldsToLower = product.contains("postgresql");
-            UnaryOperator<String> written = name -> written(name, foldsToLower, quote);
+            UnaryOperator<String> written = name -> Identifiers.written(name, foldsToLower, quote);
             Map<String, String> tableRemarks = new HashMap<>();
             Map<String, String> columnRemarks = new HashMap<>();
             if (!duckdbComments(c, tableRemarks, columnRemarks)) {
@@ -129,36 +129,6 @@ public final class JdbcSchemaSource implements SchemaSource {
             }
             return out;
         }
-    }
-
-    /** A name the engines read back unquoted as itself (any case where the engine ignores case). */
-    private static final Pattern PLAIN = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-    /** The same where the engine folds unquoted names to lower case (PostgreSQL). */
-    private static final Pattern LOWER_PLAIN = Pattern.compile("[a-z_][a-z0-9_]*");
-    /**
-     * Words the engines reserve (PostgreSQL's reserved keywords, with Hive's and Trino's common ones): a table or column
-     * of that name must be quoted ({@code user}, {@code order}, {@code date} on Hive).
-     */
-    private static final Set<String> RESERVED = Set.of("all", "analyse", "analyze", "and", "any", "array", "as", "asc",
-            "asymmetric", "both", "by", "case", "cast", "check", "collate", "column", "constraint", "create", "cross", "cube",
-            "current_catalog", "current_date", "current_role", "current_schema", "current_time", "current_timestamp",
-            "current_user", "date", "default", "deferrable", "delete", "desc", "describe", "distinct", "do", "drop", "else",
-            "end", "except", "exists", "extract", "false", "fetch", "for", "foreign", "from", "full", "function", "grant",
-            "group", "grouping", "having", "in", "initially", "inner", "insert", "intersect", "interval", "into", "is", "join",
-            "lateral", "leading", "left", "like", "limit", "localtime", "localtimestamp", "natural", "not", "null", "of",
-            "offset", "on", "only", "or", "order", "outer", "over", "partition", "placing", "primary", "range", "references",
-            "returning", "right", "rollup", "row", "rows", "select", "session_user", "some", "symmetric", "table", "then",
-            "time", "timestamp", "to", "trailing", "true", "union", "unique", "update", "user", "using", "values", "variadic",
-            "when", "where", "window", "with");
-
-    /**
-     * An identifier as a query must write it: as it is when the engine reads it back unquoted as itself, else quoted (a
-     * mixed-case PostgreSQL name, a reserved word, a space or a dash in it). The prompt shows this form: a model copies
-     * the name it is shown, and an unquoted {@code Album} is {@code album} to PostgreSQL, which it does not find.
-     */
-    static String written(String name, boolean foldsToLower, UnaryOperator<String> quote) {
-        boolean plain = (foldsToLower ? LOWER_PLAIN : PLAIN).matcher(name).matches() && !RESERVED.contains(name.toLowerCase(Locale.ROOT));
-        return plain ? name : quote.apply(name);
     }
 
     /**

@@ -172,19 +172,6 @@ class JdbcSchemaSourceTest {
         assertEquals(List.of("a", "b"), JdbcSchemaSource.scopes(List.of(), Set.of("b", "a")));
     }
 
-    /** Names a query must quote are shown quoted: the model copies the name it is shown. */
-    @Test
-    void shouldWriteANameAsTheEngineReadsIt() {
-        java.util.function.UnaryOperator<String> dq = dev.sqloop.common.Dialect.POSTGRES::quote;
-        assertEquals("orders", JdbcSchemaSource.written("orders", true, dq));
-        assertEquals("\"Album\"", JdbcSchemaSource.written("Album", true, dq), "PostgreSQL folds Album to album");
-        assertEquals("Album", JdbcSchemaSource.written("Album", false, dq), "DuckDB, Trino, Hive ignore the case");
-        assertEquals("\"user\"", JdbcSchemaSource.written("user", false, dq), "a reserved word");
-        assertEquals("\"order items\"", JdbcSchemaSource.written("order items", false, dq));
-        assertEquals("`date`", JdbcSchemaSource.written("date", false, dev.sqloop.common.Dialect.HIVE::quote));
-        assertEquals("\"say \"\"hi\"\"\"", JdbcSchemaSource.written("say \"hi\"", false, dq), "a quote in it doubled");
-    }
-
     private static TableInfo table(JdbcSchemaSource source, String name) throws SQLException {
         return source.tables("x").stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow();
     }

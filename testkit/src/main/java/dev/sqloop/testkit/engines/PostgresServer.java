@@ -102,6 +102,11 @@ public final class PostgresServer implements AutoCloseable {
         return DriverManager.getConnection(jdbcUrl(database), SUPERUSER, "");
     }
 
+    /** A connection as {@link #READER}, the read-only role, to a URL of this server (with its parameters). */
+    public static Connection reader(String jdbcUrl) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl, READER, READER_PASSWORD);
+    }
+
     /** Creates the database if missing. */
     public void createDatabase(String name) throws SQLException {
         try (Connection c = superuser("postgres"); Statement st = c.createStatement();

@@ -1,6 +1,7 @@
 package dev.sqloop.validator.check;
 
 import dev.sqloop.common.Whitespace;
+import dev.sqloop.common.sql.Identifiers;
 import dev.sqloop.common.sql.Typos;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
@@ -61,12 +62,17 @@ public final class SchemaCheck {
             for (ObjectName ref : scope.columnRefs()) c.column(scope, ref);
         }
         c.values();
+        if (query.dialect().quotedNamesKeepCase()) c.columnSpellings();
         return List.copyOf(c.issues);
     }
 
     private void tables() {
         for (ObjectName t : query.tables()) {
-            if (catalog.resolve(t).isPresent()) continue;
+            Optional<TableSchema> found = catalog.resolve(t);
+            if (found.isPresent()) {
+                if (query.dialect().quotedNamesKeepCase()) tableSpelling(t, found.get());
+                continue;
+            }
             List<String> names = catalog.tables().stream().map(TableSchema::name).toList();
             List<String> near = NearNames.of(t.last(), names).stream()
                     .map(n -> catalog.tables().stream().filter(x -> x.name().equals(n)).findFirst().map(TableSchema::qualifiedName).orElse(n))
@@ -74,6 +80,72 @@ public final class SchemaCheck {
             add(ErrorCategory.TABLE_NOT_FOUND, "table " + t.text() + " does not exist or is not allowed for this datasource",
                     t.text(), near);
         }
+    }
+
+    /**
+     * Where a quoted name keeps its case (PostgreSQL), a table found ignoring case may still be one the engine does not
+     * find: {@code Album} is read as {@code album}, which a table created as {@code "Album"} is not.
+     */
+    private void tableSpelling(ObjectName written, TableSchema table) {
+        List<String> exact = written.exact();
+        boolean nameOk = exact.getLast().equals(table.spelling().name());
+        boolean schemaOk = exact.size() < 2 || exact.get(exact.size() - 2).equals(table.spelling().schema());
+        if (nameOk && schemaOk) return;
+        String asStored = (exact.size() < 2 ? "" : spelled(table.spelling().schema()) + ".") + spelled(table.spelling().name());
+        add(ErrorCategory.TABLE_NOT_FOUND, "table " + asRead(exact) + " does not exist: " + query.dialect().displayName()
+                + " reads an unquoted name in lower case and a quoted one as written; the table is " + asStored
+                + " (write it exactly so)", written.text(), List.of(asStored));
+    }
+
+    /**
+     * Column names checked as the engine reads them, where a quoted name keeps its case: a column of a base table found
+     * ignoring case ({@code Title} for {@code "Title"}) and a table's own name used as a qualifier ({@code Album.Title}
+     * beside {@code FROM "Album"}). Silent where the column comes through a subquery, a CTE or an output alias.
+     */
+    private void columnSpellings() {
+        for (QueryScope scope : query.scopes()) {
+            for (ObjectName ref : scope.columnRefs()) {
+                if (ref.size() == 1 && scope.outputs().stream().anyMatch(o -> o.aliased() && ref.last().equals(o.name()))) continue;
+                Optional<TableColumn> col = baseColumn(scope, ref);
+                if (col.isEmpty()) continue;
+                TableSchema table = col.get().table();
+                String stored = table.storedColumn(col.get().column());
+                if (stored != null && !stored.equals(ref.exact().getLast())) {
+                    add(ErrorCategory.COLUMN_NOT_FOUND, "column " + asRead(List.of(ref.exact().getLast())) + " does not exist in "
+                            + spelled(table.spelling().name()) + ": " + query.dialect().displayName()
+                            + " reads an unquoted name in lower case and a quoted one as written; the column is " + spelled(stored)
+                            + " (write it exactly so)", ref.text(), List.of(spelled(stored)));
+                }
+                if (ref.size() == 2) qualifierSpelling(scope, ref, table);
+            }
+        }
+    }
+
+    /** {@code Album.Title} where {@code FROM "Album"} has no alias: the qualifier is read as {@code album}, not found. */
+    private void qualifierSpelling(QueryScope scope, ObjectName ref, TableSchema table) {
+        String qualifier = ref.exact().getFirst();
+        for (QueryScope s = scope; s != null; s = s.parent()) {
+            for (Source src : s.sources()) {
+                if (src.alias() != null || src.table() == null || !src.table().last().equals(ref.parts().getFirst())) continue;
+                String exposed = src.table().exact().getLast();
+                if (!exposed.equals(qualifier) && exposed.equals(table.spelling().name())) {
+                    add(ErrorCategory.COLUMN_NOT_FOUND, "no table named " + asRead(List.of(qualifier)) + " for column " + ref.text()
+                            + ": " + query.dialect().displayName() + " reads an unquoted name in lower case; the table is "
+                            + spelled(exposed) + " (write it exactly so, or give it an alias)", ref.parts().getFirst(), List.of(spelled(exposed)));
+                }
+                return;
+            }
+        }
+    }
+
+    /** A name as the engine reads it, in its error messages' form ({@code "album"}). */
+    private String asRead(List<String> exact) {
+        return String.join(".", exact.stream().map(query.dialect()::quote).toList());
+    }
+
+    /** A stored name as a query must write it: bare when the engine reads it back so, else quoted. */
+    private String spelled(String stored) {
+        return Identifiers.written(stored, query.dialect().quotedNamesKeepCase(), query.dialect()::quote);
     }
 
     private void functions() {

@@ -189,11 +189,12 @@ public final class JdbcSchemaCatalogLoader {
         int budget = options.valueIndexMaxColumns();
         if (max <= 0) return;
         for (TableSchema t : tables) {
+            // the columns as stored: "Title" of a table created quoted on PostgreSQL is not title there
             List<String> text = new ArrayList<>();
             for (Map.Entry<String, String> col : t.columns().entrySet()) {
                 if (budget <= 0) break;
                 if (!isText(col.getValue())) continue;
-                text.add(col.getKey());
+                text.add(t.storedColumn(col.getKey()));
                 budget--;
             }
             if (text.isEmpty()) continue;
@@ -213,10 +214,11 @@ public final class JdbcSchemaCatalogLoader {
         return TEXT_TYPES.contains((paren < 0 ? t : t.substring(0, paren)).strip());
     }
 
+    /** The table named as stored, each part quoted: a quoted name keeps its case on PostgreSQL. */
     private String reference(TableSchema t) {
         StringBuilder sb = new StringBuilder();
         if (t.catalog() != null) sb.append(dialect.quote(t.catalog())).append('.');
-        if (t.schema() != null) sb.append(dialect.quote(t.schema())).append('.');
-        return sb.append(dialect.quote(t.name())).toString();
+        if (t.schema() != null) sb.append(dialect.quote(t.spelling().schema())).append('.');
+        return sb.append(dialect.quote(t.spelling().name())).toString();
     }
 }

@@ -12,9 +12,28 @@ import java.util.Map;
  * Names are lower-cased: engines here resolve unquoted names case-insensitively.
  *
  * @param catalog null where the engine has no catalog level (Hive, Spark, single-database Postgres)
+ * @param spelling the names as the engine stores them, case kept (null: as given to the constructor)
  */
-public record TableSchema(String catalog, String schema, String name, Map<String, String> columns) {
+public record TableSchema(String catalog, String schema, String name, Map<String, String> columns, Spelling spelling) {
+
+    /**
+     * The schema, table and column names as the engine stores them: what the loader's own queries must name, and what a
+     * query must spell where quoted names keep their case (PostgreSQL's {@code "Album"} is not {@code album}).
+     *
+     * @param columns each column's stored name by its lower-cased one
+     */
+    public record Spelling(String schema, String name, Map<String, String> columns) {}
+
+    public TableSchema(String catalog, String schema, String name, Map<String, String> columns) {
+        this(catalog, schema, name, columns, null);
+    }
+
     public TableSchema {
+        if (spelling == null) {
+            Map<String, String> exact = new LinkedHashMap<>();
+            columns.keySet().forEach(k -> exact.put(lower(k), k));
+            spelling = new Spelling(schema, name, java.util.Collections.unmodifiableMap(exact));
+        }
         catalog = lower(catalog);
         schema = lower(schema);
         name = lower(name);
@@ -40,6 +59,11 @@ public record TableSchema(String catalog, String schema, String name, Map<String
             case 3 -> p.get(2).equals(name) && p.get(1).equals(schema) && (catalog == null || p.get(0).equals(catalog));
             default -> false;
         };
+    }
+
+    /** The stored name of a column, given in any case; null when the table has no such column. */
+    public String storedColumn(String column) {
+        return spelling.columns().get(lower(column));
     }
 
     private static String lower(String s) {

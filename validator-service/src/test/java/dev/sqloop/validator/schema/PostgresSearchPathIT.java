@@ -13,7 +13,6 @@ import dev.sqloop.testkit.engines.PostgresServer;
 import dev.sqloop.validator.StaticValidator;
 import dev.sqloop.validator.ValidationTarget;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -61,7 +60,7 @@ class PostgresSearchPathIT {
     }
 
     private static Connection reader() throws SQLException {
-        return DriverManager.getConnection(url, PostgresServer.READER, PostgresServer.READER_PASSWORD);
+        return PostgresServer.reader(url);
     }
 
     private static List<String> offered(Set<String> allowed) throws SQLException {
@@ -105,9 +104,9 @@ class PostgresSearchPathIT {
                 st.executeQuery("SELECT " + String.join(", ", table.columns().stream().map(col -> col.written()).toList())
                         + " FROM " + table.written() + " LIMIT 0").close();
             }
-            if (table.name().equals("Album")) continue; // the validator folds case: not the judge of quoting
             TableSchema validator = catalog.resolve(ObjectName.of(table.name().split("\\."))).orElseThrow(() -> new AssertionError(table.name()));
-            assertEquals(engine, validator.qualifiedName(), "the validator resolves " + table.name() + " where PostgreSQL does");
+            // the catalog's own names are lower-cased; their stored case is checked by PostgresIdentifierCaseIT
+            assertEquals(engine.toLowerCase(java.util.Locale.ROOT), validator.qualifiedName(), "the validator resolves " + table.name() + " where PostgreSQL does");
         }
         TableInfo album = tables(Set.of()).stream().filter(t -> t.name().equals("Album")).findFirst().orElseThrow();
         assertEquals("\"Album\"", album.written());

@@ -1,0 +1,130 @@
+package dev.sqloop.validator.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.parse.ObjectName;
+import dev.sqloop.testkit.engines.PostgresServer;
+import dev.sqloop.validator.StaticValidator;
+import dev.sqloop.validator.ValidationTarget;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL as the judge of identifier case: a table created quoted ({@code "Album"} with {@code "Title"}, as a
+ * schema migrated from another engine is) and one created plain ({@code artist}), every query of a cross product of
+ * spellings (quoted or not, each case) run on PostgreSQL and checked by the validator. The validator must pass exactly
+ * what PostgreSQL runs: a spelling it passes and PostgreSQL cannot find costs a warehouse round trip and an execution
+ * error instead of a precise correction; one it refuses and PostgreSQL runs is a false refusal.
+ */
+class PostgresIdentifierCaseIT {
+    private static final String DB = "identifier_case_it";
+    private static String url;
+
+    @BeforeAll
+    static void database() throws SQLException {
+        PostgresServer pg = PostgresServer.shared();
+        pg.createDatabase(DB);
+        try (Connection c = pg.superuser(DB); Statement st = c.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS public.\"Album\", public.artist");
+            st.execute("CREATE TABLE public.\"Album\" (\"AlbumId\" int, \"Title\" text, \"ArtistId\" int)");
+            st.execute("CREATE TABLE public.artist (artistid int, name text)");
+            st.execute("INSERT INTO public.\"Album\" VALUES (1, 'For Those About To Rock', 1), (2, 'Balls to the Wall', 2)");
+            st.execute("INSERT INTO public.artist VALUES (1, 'AC/DC'), (2, 'Accept')");
+        }
+        pg.grantReadOnly(DB);
+        url = pg.jdbcUrl(DB);
+    }
+
+    private static Connection reader() throws SQLException {
+        return PostgresServer.reader(url);
+    }
+
+    private static SchemaCatalog catalog() throws SQLException {
+        try (Connection c = reader()) {
+            return new JdbcSchemaCatalogLoader(Dialect.POSTGRES, new CatalogLoadOptions(List.of(), Set.of(), Set.of(), 50, 200)).load(c);
+        }
+    }
+
+    /** Null when PostgreSQL runs the query, else its error. */
+    private static String postgresError(String sql) throws SQLException {
+        try (Connection c = reader(); Statement st = c.createStatement()) {
+            st.executeQuery(sql).close();
+            return null;
+        } catch (SQLException e) {
+            // an unknown table (42P01) or column (42703) is what this test varies; anything else is the test's own fault
+            assertTrue(Set.of("42P01", "42703").contains(e.getSQLState()), () -> sql + ": " + e.getMessage());
+            return e.getMessage();
+        }
+    }
+
+    private static List<String> spellings(String name) {
+        return List.of(name, '"' + name + '"', name.toLowerCase(), '"' + name.toLowerCase() + '"', name.toUpperCase(), '"' + name.toUpperCase() + '"');
+    }
+
+    @Test
+    void shouldPassExactlyWhatPostgresRuns() throws SQLException {
+        ValidationTarget target = new ValidationTarget(Dialect.POSTGRES, catalog());
+        List<String> queries = new ArrayList<>();
+        for (String table : spellings("Album")) {
+            for (String column : spellings("Title")) {
+                queries.add("SELECT " + column + " FROM " + table);
+                queries.add("SELECT a." + column + " FROM public." + table + " a WHERE a.\"AlbumId\" > 0");
+                queries.add("SELECT " + table + "." + column + " FROM \"Album\"");
+            }
+        }
+        for (String table : spellings("artist")) {
+            for (String column : spellings("Name")) {
+                queries.add("SELECT " + column + " FROM " + table + " ORDER BY 1");
+                queries.add("SELECT count(*) FROM \"Album\" al JOIN " + table + " ar ON ar.artistid = al.\"ArtistId\" WHERE ar." + column + " <> ''");
+            }
+        }
+        List<String> disagreements = new ArrayList<>();
+        int runs = 0;
+        for (String sql : queries) {
+            String engine = postgresError(sql);
+            List<Issue> issues = StaticValidator.validate(sql, target, null);
+            boolean passes = !StaticValidator.hasErrors(issues);
+            if (engine == null) runs++;
+            if (passes != (engine == null)) disagreements.add(sql + "\n    PostgreSQL: " + (engine == null ? "runs" : engine) + "\n    validator: " + issues);
+            if (engine != null && !passes) {
+                Issue first = issues.stream().filter(Issue::error).findFirst().orElseThrow();
+                assertTrue(first.category() == ErrorCategory.TABLE_NOT_FOUND || first.category() == ErrorCategory.COLUMN_NOT_FOUND, first::toString);
+            }
+        }
+        System.out.printf("identifier case: %d queries, %d run on PostgreSQL, %d validator disagreements%n", queries.size(), runs, disagreements.size());
+        assertTrue(runs > 10 && runs < queries.size() - 10, "the product mixes spellings PostgreSQL finds and does not: " + runs);
+        assertEquals(List.of(), disagreements, () -> String.join("\n", disagreements));
+    }
+
+    /** The spelling the validator names as the fix is one PostgreSQL runs. */
+    @Test
+    void shouldNameASpellingPostgresRuns() throws SQLException {
+        ValidationTarget target = new ValidationTarget(Dialect.POSTGRES, catalog());
+        List<Issue> table = StaticValidator.validate("SELECT \"Title\" FROM Album", target, null);
+        assertEquals(List.of("\"Album\""), table.getFirst().candidates(), table::toString);
+        List<Issue> column = StaticValidator.validate("SELECT Title FROM \"Album\"", target, null);
+        assertEquals(List.of("\"Title\""), column.getFirst().candidates(), column::toString);
+        assertEquals(null, postgresError("SELECT " + column.getFirst().candidates().getFirst() + " FROM " + table.getFirst().candidates().getFirst()));
+    }
+
+    /** The loader reads the values of a table created quoted: it names it as stored ("Album"."Title"). */
+    @Test
+    void shouldIndexTheValuesOfATableCreatedQuoted() throws SQLException {
+        SchemaCatalog catalog = catalog();
+        TableSchema album = catalog.resolve(new ObjectName(List.of("Album"), List.of("Album"))).orElseThrow();
+        assertEquals(List.of("Balls to the Wall", "For Those About To Rock"),
+                catalog.values(album, "title").orElseThrow(() -> new AssertionError("no values indexed for \"Album\".\"Title\"")).stream().sorted().toList());
+        List<Issue> issues = StaticValidator.validate("SELECT \"AlbumId\" FROM \"Album\" WHERE \"Title\" = 'balls to the wall'", new ValidationTarget(Dialect.POSTGRES, catalog), null);
+        assertEquals(ErrorCategory.CONSTRAINT_VIOLATION, issues.getFirst().category(), issues::toString);
+    }
+}
