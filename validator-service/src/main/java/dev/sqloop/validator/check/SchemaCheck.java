@@ -87,10 +87,8 @@ public final class SchemaCheck {
      * find: {@code Album} is read as {@code album}, which a table created as {@code "Album"} is not.
      */
     private void tableSpelling(ObjectName written, TableSchema table) {
+        if (table.spelledAs(written)) return;
         List<String> exact = written.exact();
-        boolean nameOk = exact.getLast().equals(table.spelling().name());
-        boolean schemaOk = exact.size() < 2 || exact.get(exact.size() - 2).equals(table.spelling().schema());
-        if (nameOk && schemaOk) return;
         String asStored = (exact.size() < 2 ? "" : spelled(table.spelling().schema()) + ".") + spelled(table.spelling().name());
         add(ErrorCategory.TABLE_NOT_FOUND, "table " + asRead(exact) + " does not exist: " + query.dialect().displayName()
                 + " reads an unquoted name in lower case and a quoted one as written; the table is " + asStored

@@ -45,7 +45,7 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
 
     @Override
     public Optional<TableSchema> resolve(ObjectName written) {
-        List<TableSchema> matches = byName.getOrDefault(written.last(), List.of()).stream().filter(t -> t.matches(written)).toList();
+        List<TableSchema> matches = spelt(byName.getOrDefault(written.last(), List.of()).stream().filter(t -> t.matches(written)).toList(), written);
         // the session resolves bare names (partly) in schemas the allow-list leaves out: the executor refuses them
         if (bareNamesOutsideAllowList && written.size() == 1) return Optional.empty();
         if (!searchPath.isEmpty() && written.size() == 1) {
@@ -60,6 +60,13 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
         if (matches.size() <= 1) return matches.stream().findFirst();
         return matches.stream().filter(t -> t.schema() != null && t.schema().equals(defaultSchema))
                 .findFirst().or(() -> matches.stream().findFirst());
+    }
+
+    /** Of tables whose names differ in case only (PostgreSQL's {@code "Album"} beside {@code album}), those spelt as written. */
+    private static List<TableSchema> spelt(List<TableSchema> matches, ObjectName written) {
+        if (matches.size() < 2) return matches;
+        List<TableSchema> spelt = matches.stream().filter(t -> t.spelledAs(written)).toList();
+        return spelt.isEmpty() ? matches : spelt;
     }
 
     @Override
@@ -78,7 +85,8 @@ public final class InMemorySchemaCatalog implements SchemaCatalog {
     }
 
     private static String key(TableSchema table, String column) {
-        return table.qualifiedName() + "#" + column.toLowerCase(Locale.ROOT);
+        // by the stored names: "Album" and album are two tables on PostgreSQL
+        return table.catalog() + "." + table.spelling().schema() + "." + table.spelling().name() + "#" + column.toLowerCase(Locale.ROOT);
     }
 
     /** Collects tables, functions and indexed values. */

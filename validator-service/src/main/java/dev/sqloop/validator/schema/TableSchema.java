@@ -66,6 +66,16 @@ public record TableSchema(String catalog, String schema, String name, Map<String
         return spelling.columns().get(lower(column));
     }
 
+    /**
+     * True when a name as written designates this table by its stored spelling as well ({@link ObjectName#exact()}):
+     * where quoted names keep their case, {@code Album} designates {@code album} and not {@code "Album"}.
+     */
+    public boolean spelledAs(ObjectName written) {
+        List<String> exact = written.exact();
+        return exact.getLast().equals(spelling.name())
+                && (exact.size() < 2 || exact.get(exact.size() - 2).equals(spelling.schema()));
+    }
+
     private static String lower(String s) {
         return s == null ? null : s.toLowerCase(Locale.ROOT);
     }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * PostgreSQL as the judge of identifier case: a table created quoted ({@code "Album"} with {@code "Title"}, as a
- * schema migrated from another engine is) and one created plain ({@code artist}), every query of a cross product of
+ * schema migrated from another engine is), one created plain ({@code artist}) and one whose name differs from the first
+ * in case only ({@code album}, with a {@code "Title"} too), every query of a cross product of
  * spellings (quoted or not, each case) run on PostgreSQL and checked by the validator. The validator must pass exactly
  * what PostgreSQL runs: a spelling it passes and PostgreSQL cannot find costs a warehouse round trip and an execution
  * error instead of a precise correction; one it refuses and PostgreSQL runs is a false refusal.
@@ -35,8 +36,11 @@ class PostgresIdentifierCaseIT {
         PostgresServer pg = PostgresServer.shared();
         pg.createDatabase(DB);
         try (Connection c = pg.superuser(DB); Statement st = c.createStatement()) {
-            st.execute("DROP TABLE IF EXISTS public.\"Album\", public.artist");
+            st.execute("DROP TABLE IF EXISTS public.\"Album\", public.album, public.artist");
             st.execute("CREATE TABLE public.\"Album\" (\"AlbumId\" int, \"Title\" text, \"ArtistId\" int)");
+            // a second table whose name differs in case only: Album, ALBUM and "album" are this one
+            st.execute("CREATE TABLE public.album (\"Title\" text, year int)");
+            st.execute("INSERT INTO public.album VALUES ('Draft', 1990)");
             st.execute("CREATE TABLE public.artist (artistid int, name text)");
             st.execute("INSERT INTO public.\"Album\" VALUES (1, 'For Those About To Rock', 1), (2, 'Balls to the Wall', 2)");
             st.execute("INSERT INTO public.artist VALUES (1, 'AC/DC'), (2, 'Accept')");
@@ -110,11 +114,12 @@ class PostgresIdentifierCaseIT {
     @Test
     void shouldNameASpellingPostgresRuns() throws SQLException {
         ValidationTarget target = new ValidationTarget(Dialect.POSTGRES, catalog());
-        List<Issue> table = StaticValidator.validate("SELECT \"Title\" FROM Album", target, null);
-        assertEquals(List.of("\"Album\""), table.getFirst().candidates(), table::toString);
+        List<Issue> table = StaticValidator.validate("SELECT name FROM \"Artist\"", target, null);
+        assertEquals(List.of("artist"), table.getFirst().candidates(), table::toString);
+        assertEquals(null, postgresError("SELECT name FROM " + table.getFirst().candidates().getFirst()));
         List<Issue> column = StaticValidator.validate("SELECT Title FROM \"Album\"", target, null);
         assertEquals(List.of("\"Title\""), column.getFirst().candidates(), column::toString);
-        assertEquals(null, postgresError("SELECT " + column.getFirst().candidates().getFirst() + " FROM " + table.getFirst().candidates().getFirst()));
+        assertEquals(null, postgresError("SELECT " + column.getFirst().candidates().getFirst() + " FROM \"Album\""));
     }
 
     /** The loader reads the values of a table created quoted: it names it as stored ("Album"."Title"). */
@@ -122,6 +127,10 @@ class PostgresIdentifierCaseIT {
     void shouldIndexTheValuesOfATableCreatedQuoted() throws SQLException {
         SchemaCatalog catalog = catalog();
         TableSchema album = catalog.resolve(new ObjectName(List.of("Album"), List.of("Album"))).orElseThrow();
+        assertEquals("Album", album.spelling().name());
+        TableSchema lower = catalog.resolve(new ObjectName(List.of("Album"), List.of("album"))).orElseThrow();
+        assertEquals("album", lower.spelling().name());
+        assertEquals(List.of("Draft"), catalog.values(lower, "title").orElseThrow());
         assertEquals(List.of("Balls to the Wall", "For Those About To Rock"),
                 catalog.values(album, "title").orElseThrow(() -> new AssertionError("no values indexed for \"Album\".\"Title\"")).stream().sorted().toList());
         List<Issue> issues = StaticValidator.validate("SELECT \"AlbumId\" FROM \"Album\" WHERE \"Title\" = 'balls to the wall'", new ValidationTarget(Dialect.POSTGRES, catalog), null);
