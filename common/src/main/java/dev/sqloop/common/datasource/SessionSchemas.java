@@ -57,7 +57,7 @@ public final class SessionSchemas {
         return path;
     }
 
-    private static boolean postgres(Connection c) {
+    static boolean postgres(Connection c) {
         try {
             String product = c.getMetaData().getDatabaseProductName();
             return product != null && product.toLowerCase(Locale.ROOT).contains("postgresql");

@@ -2,6 +2,7 @@ package dev.sqloop.fewshot.schema;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
+import dev.sqloop.common.datasource.MaterializedViews;
 import dev.sqloop.common.datasource.SessionSchemas;
 import dev.sqloop.common.sql.Identifiers;
 import java.sql.Connection;
@@ -23,7 +24,8 @@ import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
- * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino) or the driver's
+ * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL with its materialized
+ * views, Trino) or the driver's
  * metadata (HiveServer2: Hive, Spark), table and
  * column comments from {@link DatabaseMetaData} remarks, and up to {@link #MAX_SAMPLES} distinct values of text and
  * boolean columns that have no more than that many (low cardinality: statuses, regions, cuisines); on Hive, where a
@@ -181,6 +183,9 @@ public final class JdbcSchemaSource implements SchemaSource {
                             .add(new String[] {rs.getString(3), rs.getString(4)});
                 }
             }
+        }
+        for (MaterializedViews.Column m : MaterializedViews.columns(c, schema)) {
+            columns.computeIfAbsent(key(m.schema(), m.view()), k -> new ArrayList<>()).add(new String[] {m.column(), m.type()});
         }
         return columns;
     }

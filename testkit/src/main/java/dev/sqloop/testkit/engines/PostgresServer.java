@@ -107,6 +107,21 @@ public final class PostgresServer implements AutoCloseable {
         return DriverManager.getConnection(jdbcUrl, READER, READER_PASSWORD);
     }
 
+    /**
+     * A database for one test class: created if missing, {@code statements} run in it as the superuser (the class drops
+     * and creates its objects, so a rerun on the shared server starts clean), then read-only access for {@link #READER}.
+     *
+     * @return its JDBC URL
+     */
+    public String readOnlyDatabase(String name, String... statements) throws SQLException {
+        createDatabase(name);
+        try (Connection c = superuser(name); Statement st = c.createStatement()) {
+            for (String sql : statements) st.execute(sql);
+        }
+        grantReadOnly(name);
+        return jdbcUrl(name);
+    }
+
     /** Creates the database if missing. */
     public void createDatabase(String name) throws SQLException {
         try (Connection c = superuser("postgres"); Statement st = c.createStatement();

@@ -33,20 +33,15 @@ class PostgresIdentifierCaseIT {
 
     @BeforeAll
     static void database() throws SQLException {
-        PostgresServer pg = PostgresServer.shared();
-        pg.createDatabase(DB);
-        try (Connection c = pg.superuser(DB); Statement st = c.createStatement()) {
-            st.execute("DROP TABLE IF EXISTS public.\"Album\", public.album, public.artist");
-            st.execute("CREATE TABLE public.\"Album\" (\"AlbumId\" int, \"Title\" text, \"ArtistId\" int)");
-            // a second table whose name differs in case only: Album, ALBUM and "album" are this one
-            st.execute("CREATE TABLE public.album (\"Title\" text, year int)");
-            st.execute("INSERT INTO public.album VALUES ('Draft', 1990)");
-            st.execute("CREATE TABLE public.artist (artistid int, name text)");
-            st.execute("INSERT INTO public.\"Album\" VALUES (1, 'For Those About To Rock', 1), (2, 'Balls to the Wall', 2)");
-            st.execute("INSERT INTO public.artist VALUES (1, 'AC/DC'), (2, 'Accept')");
-        }
-        pg.grantReadOnly(DB);
-        url = pg.jdbcUrl(DB);
+        url = PostgresServer.shared().readOnlyDatabase(DB,
+                "DROP TABLE IF EXISTS public.\"Album\", public.album, public.artist",
+                "CREATE TABLE public.\"Album\" (\"AlbumId\" int, \"Title\" text, \"ArtistId\" int)",
+                // a second table whose name differs in case only: Album, ALBUM and "album" are this one
+                "CREATE TABLE public.album (\"Title\" text, year int)",
+                "INSERT INTO public.album VALUES ('Draft', 1990)",
+                "CREATE TABLE public.artist (artistid int, name text)",
+                "INSERT INTO public.\"Album\" VALUES (1, 'For Those About To Rock', 1), (2, 'Balls to the Wall', 2)",
+                "INSERT INTO public.artist VALUES (1, 'AC/DC'), (2, 'Accept')");
     }
 
     private static Connection reader() throws SQLException {

@@ -1,0 +1,75 @@
+package dev.sqloop.validator.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.Issue;
+import dev.sqloop.fewshot.schema.JdbcSchemaSource;
+import dev.sqloop.fewshot.schema.SchemaSource.ColumnInfo;
+import dev.sqloop.fewshot.schema.SchemaSource.TableInfo;
+import dev.sqloop.testkit.engines.PostgresServer;
+import dev.sqloop.validator.StaticValidator;
+import dev.sqloop.validator.ValidationTarget;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A PostgreSQL analytics database answering from a materialized view, which {@code information_schema} does not list:
+ * the prompt's schema must show it with its columns, the validator must pass a query that reads it (PostgreSQL runs it)
+ * and check its columns, and a materialized view the role may not read stays out of both.
+ */
+class PostgresMaterializedViewIT {
+    private static final String DB = "matview_it";
+    private static String url;
+
+    @BeforeAll
+    static void database() throws SQLException {
+        url = PostgresServer.shared().readOnlyDatabase(DB,
+                "DROP MATERIALIZED VIEW IF EXISTS public.sales_by_region, public.payroll_totals",
+                "DROP TABLE IF EXISTS public.sales, public.payroll",
+                "CREATE TABLE public.sales (region text, amount numeric)",
+                "INSERT INTO public.sales VALUES ('north', 10), ('south', 5), ('north', 2)",
+                "CREATE MATERIALIZED VIEW public.sales_by_region AS SELECT region, sum(amount) AS total FROM public.sales GROUP BY region",
+                "CREATE TABLE public.payroll (employee text, salary numeric)",
+                "CREATE MATERIALIZED VIEW public.payroll_totals AS SELECT sum(salary) AS total FROM public.payroll");
+        try (Connection c = PostgresServer.shared().superuser(DB); Statement st = c.createStatement()) {
+            st.execute("REVOKE SELECT ON public.payroll, public.payroll_totals FROM " + PostgresServer.READER);
+        }
+    }
+
+    @Test
+    void shouldShowAndCheckAMaterializedView() throws SQLException {
+        List<TableInfo> offered = new JdbcSchemaSource(ds -> PostgresServer.reader(url), null, ds -> Set.of()).tables(DB);
+        assertEquals(List.of("sales", "sales_by_region"), offered.stream().map(TableInfo::name).sorted().toList(),
+                "the materialized view the role may read is offered, the one it may not is not");
+        TableInfo view = offered.stream().filter(t -> t.name().equals("sales_by_region")).findFirst().orElseThrow();
+        assertEquals(List.of("region", "total"), view.columns().stream().map(ColumnInfo::name).toList());
+        assertEquals(List.of("north", "south"), view.columns().getFirst().sampleValues(), "sampled like a table");
+
+        SchemaCatalog catalog;
+        try (Connection c = PostgresServer.reader(url)) {
+            catalog = new JdbcSchemaCatalogLoader(Dialect.POSTGRES, new CatalogLoadOptions(List.of(), Set.of(), Set.of(), 50, 200)).load(c);
+        }
+        ValidationTarget target = new ValidationTarget(Dialect.POSTGRES, catalog);
+        String sql = "SELECT region, total FROM sales_by_region WHERE region = 'north' ORDER BY total DESC";
+        assertEquals(List.of(), StaticValidator.validate(sql, target, null));
+        try (Connection c = PostgresServer.reader(url); Statement st = c.createStatement(); var rs = st.executeQuery(sql)) {
+            assertEquals(true, rs.next(), "PostgreSQL runs what the validator passed");
+        }
+        List<Issue> column = StaticValidator.validate("SELECT amount FROM sales_by_region", target, null);
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, column.getFirst().category(), column::toString);
+        TableSchema indexed = catalog.resolve(dev.sqloop.parse.ObjectName.of("sales_by_region")).orElseThrow();
+        assertEquals(List.of("north", "south"), catalog.values(indexed, "region").orElseThrow().stream().sorted().toList(),
+                "its text columns are indexed");
+        List<Issue> hidden = StaticValidator.validate("SELECT total FROM payroll_totals", target, null);
+        assertFalse(hidden.isEmpty(), "a materialized view the role may not read is not in the catalog");
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, hidden.getFirst().category(), hidden::toString);
+    }
+}
