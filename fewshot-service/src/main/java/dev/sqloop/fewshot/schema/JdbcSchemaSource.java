@@ -2,7 +2,7 @@ package dev.sqloop.fewshot.schema;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
-import dev.sqloop.common.datasource.MaterializedViews;
+import dev.sqloop.common.datasource.PostgresRelations;
 import dev.sqloop.common.datasource.SessionSchemas;
 import dev.sqloop.common.sql.Identifiers;
 import java.sql.Connection;
@@ -24,8 +24,8 @@ import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
- * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, PostgreSQL with its materialized
- * views, Trino) or the driver's
+ * Reads a schema over JDBC: names and types from {@code information_schema} (DuckDB, Trino, PostgreSQL with its materialized
+ * views and without its partitions: {@link PostgresRelations}) or the driver's
  * metadata (HiveServer2: Hive, Spark), table and
  * column comments from {@link DatabaseMetaData} remarks, and up to {@link #MAX_SAMPLES} distinct values of text and
  * boolean columns that have no more than that many (low cardinality: statuses, regions, cuisines); on Hive, where a
@@ -100,6 +100,10 @@ public final class JdbcSchemaSource implements SchemaSource {
                         columns.putAll(metadataColumns(c, scope)); // an engine without it: what its driver's metadata says
                     }
                 }
+            }
+            // a partition beside its table invites a query of one partition for the whole: the table stands for them
+            if (!hive) {
+                for (PostgresRelations.Name p : PostgresRelations.partitions(c)) columns.remove(key(p.schema(), p.table()));
             }
             // HiveServer2's backticks, else the standard double quotes of the information_schema engines
             UnaryOperator<String> quote = (hive ? Dialect.HIVE : Dialect.TRINO)::quote;
@@ -184,7 +188,7 @@ public final class JdbcSchemaSource implements SchemaSource {
                 }
             }
         }
-        for (MaterializedViews.Column m : MaterializedViews.columns(c, schema)) {
+        for (PostgresRelations.Column m : PostgresRelations.materializedViewColumns(c, schema)) {
             columns.computeIfAbsent(key(m.schema(), m.view()), k -> new ArrayList<>()).add(new String[] {m.column(), m.type()});
         }
         return columns;

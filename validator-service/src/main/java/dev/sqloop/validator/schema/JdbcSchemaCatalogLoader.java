@@ -2,7 +2,7 @@ package dev.sqloop.validator.schema;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
-import dev.sqloop.common.datasource.MaterializedViews;
+import dev.sqloop.common.datasource.PostgresRelations;
 import dev.sqloop.common.datasource.SessionSchemas;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -17,7 +17,7 @@ import java.util.Set;
 
 /**
  * Loads a {@link SchemaCatalog} from a live datasource through JDBC, the engine's own way: {@code
- * information_schema.columns} on PostgreSQL (with its materialized views, {@link MaterializedViews}), DuckDB and Trino; {@code SHOW TABLES} + {@code DESCRIBE} on Hive
+ * information_schema.columns} on PostgreSQL (with its materialized views, {@link PostgresRelations}), DuckDB and Trino; {@code SHOW TABLES} + {@code DESCRIBE} on Hive
  * and Spark. Functions come from {@code pg_proc}, {@code duckdb_functions()} or {@code SHOW FUNCTIONS}. Text
  * columns with few distinct values are indexed ({@code SELECT DISTINCT … LIMIT n+1}).
  */
@@ -90,7 +90,7 @@ public final class JdbcSchemaCatalogLoader {
             }
         }
         if (dialect == Dialect.POSTGRES) {
-            for (MaterializedViews.Column m : MaterializedViews.columns(c, null)) {
+            for (PostgresRelations.Column m : PostgresRelations.materializedViewColumns(c, null)) {
                 if (SYSTEM_SCHEMAS.contains(m.schema().toLowerCase(Locale.ROOT)) || !options.allows(m.schema(), m.view())) continue;
                 tables.computeIfAbsent(null + "." + m.schema() + "." + m.view(), k -> new TableSchema.Builder(null, m.schema(), m.view()))
                         .column(m.column(), m.type());

@@ -4,26 +4,34 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
- * PostgreSQL's materialized views, which {@code information_schema} leaves out (they are not standard SQL): an
- * analytics database often answers its questions from them, so the schema-context linker and the validator's catalog,
- * both read from {@code information_schema.columns}, add them from {@code pg_catalog}: else the prompt never shows them
- * and the validator refuses a query that reads one as {@code table_not_found}.
+ * What PostgreSQL's {@code information_schema} gets wrong for a schema's reader, corrected from {@code pg_catalog}. It
+ * leaves out materialized views (not standard SQL), where an analytics database keeps its answers: the schema-context
+ * linker and the validator's catalog add them, else the prompt never shows one and the validator refuses a query that
+ * reads it as {@code table_not_found}. And it lists each partition of a partitioned table beside the table: a prompt
+ * showing {@code events_2024_01} next to {@code events} invites a query that reads one month for the whole, so the
+ * linker leaves partitions out (the validator keeps them: a query naming one is still valid).
  */
-public final class MaterializedViews {
-    private MaterializedViews() {}
+public final class PostgresRelations {
+    private PostgresRelations() {}
 
     /** One column of a materialized view. */
     public record Column(String schema, String view, String column, String type) {}
+
+    /** A table by its schema and name, as stored. */
+    public record Name(String schema, String table) {}
 
     /**
      * The columns of the materialized views the session may read, in {@code schema} (every schema when null), by schema,
      * view and column position; none when the connection is not PostgreSQL's.
      */
-    public static List<Column> columns(Connection c, String schema) throws SQLException {
+    public static List<Column> materializedViewColumns(Connection c, String schema) throws SQLException {
         if (!SessionSchemas.postgres(c)) return List.of();
         String sql = "SELECT n.nspname, cl.relname, a.attname, format_type(a.atttypid, a.atttypmod)"
                 + " FROM pg_catalog.pg_class cl JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace"
@@ -39,6 +47,17 @@ public final class MaterializedViews {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) out.add(new Column(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
             }
+        }
+        return out;
+    }
+
+    /** The partitions of partitioned tables (PostgreSQL 10 and later); none when the connection is not PostgreSQL's. */
+    public static Set<Name> partitions(Connection c) throws SQLException {
+        if (!SessionSchemas.postgres(c)) return Set.of();
+        Set<Name> out = new HashSet<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT n.nspname, cl.relname"
+                + " FROM pg_catalog.pg_class cl JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace WHERE cl.relispartition")) {
+            while (rs.next()) out.add(new Name(rs.getString(1), rs.getString(2)));
         }
         return out;
     }

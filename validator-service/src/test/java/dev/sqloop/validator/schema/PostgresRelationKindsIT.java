@@ -21,11 +21,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A PostgreSQL analytics database answering from a materialized view, which {@code information_schema} does not list:
- * the prompt's schema must show it with its columns, the validator must pass a query that reads it (PostgreSQL runs it)
- * and check its columns, and a materialized view the role may not read stays out of both.
+ * The relations PostgreSQL's {@code information_schema} gets wrong for a reader of an analytics database. A materialized
+ * view, which it does not list: the prompt's schema must show it with its columns, the validator must pass a query that
+ * reads it (PostgreSQL runs it) and check its columns, and one the role may not read stays out of both. A partitioned
+ * table, whose partitions it lists beside the table: the prompt shows the table alone, the validator accepts both.
  */
-class PostgresMaterializedViewIT {
+class PostgresRelationKindsIT {
     private static final String DB = "matview_it";
     private static String url;
 
@@ -33,7 +34,11 @@ class PostgresMaterializedViewIT {
     static void database() throws SQLException {
         url = PostgresServer.shared().readOnlyDatabase(DB,
                 "DROP MATERIALIZED VIEW IF EXISTS public.sales_by_region, public.payroll_totals",
-                "DROP TABLE IF EXISTS public.sales, public.payroll",
+                "DROP TABLE IF EXISTS public.sales, public.payroll, public.events",
+                "CREATE TABLE public.events (day date, kind text) PARTITION BY RANGE (day)",
+                "CREATE TABLE public.events_2024 PARTITION OF public.events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
+                "CREATE TABLE public.events_2025 PARTITION OF public.events FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')",
+                "INSERT INTO public.events VALUES ('2024-03-01', 'click'), ('2025-03-01', 'view')",
                 "CREATE TABLE public.sales (region text, amount numeric)",
                 "INSERT INTO public.sales VALUES ('north', 10), ('south', 5), ('north', 2)",
                 "CREATE MATERIALIZED VIEW public.sales_by_region AS SELECT region, sum(amount) AS total FROM public.sales GROUP BY region",
@@ -45,10 +50,10 @@ class PostgresMaterializedViewIT {
     }
 
     @Test
-    void shouldShowAndCheckAMaterializedView() throws SQLException {
+    void shouldShowMaterializedViewsAndPartitionedTablesAsAReaderUsesThem() throws SQLException {
         List<TableInfo> offered = new JdbcSchemaSource(ds -> PostgresServer.reader(url), null, ds -> Set.of()).tables(DB);
-        assertEquals(List.of("sales", "sales_by_region"), offered.stream().map(TableInfo::name).sorted().toList(),
-                "the materialized view the role may read is offered, the one it may not is not");
+        assertEquals(List.of("events", "sales", "sales_by_region"), offered.stream().map(TableInfo::name).sorted().toList(),
+                "the materialized view the role may read is offered, the one it may not is not; the partitioned table without its partitions");
         TableInfo view = offered.stream().filter(t -> t.name().equals("sales_by_region")).findFirst().orElseThrow();
         assertEquals(List.of("region", "total"), view.columns().stream().map(ColumnInfo::name).toList());
         assertEquals(List.of("north", "south"), view.columns().getFirst().sampleValues(), "sampled like a table");
@@ -68,6 +73,8 @@ class PostgresMaterializedViewIT {
         TableSchema indexed = catalog.resolve(dev.sqloop.parse.ObjectName.of("sales_by_region")).orElseThrow();
         assertEquals(List.of("north", "south"), catalog.values(indexed, "region").orElseThrow().stream().sorted().toList(),
                 "its text columns are indexed");
+        assertEquals(List.of(), StaticValidator.validate("SELECT count(*) FROM events WHERE kind = 'click'", target, null));
+        assertEquals(List.of(), StaticValidator.validate("SELECT count(*) FROM events_2024", target, null), "a partition is still a table");
         List<Issue> hidden = StaticValidator.validate("SELECT total FROM payroll_totals", target, null);
         assertFalse(hidden.isEmpty(), "a materialized view the role may not read is not in the catalog");
         assertEquals(ErrorCategory.TABLE_NOT_FOUND, hidden.getFirst().category(), hidden::toString);
