@@ -16,7 +16,9 @@ import java.util.Set;
  * linker and the validator's catalog add them, else the prompt never shows one and the validator refuses a query that
  * reads it as {@code table_not_found}. And it lists each partition of a partitioned table beside the table: a prompt
  * showing {@code events_2024_01} next to {@code events} invites a query that reads one month for the whole, so the
- * linker leaves partitions out (the validator keeps them: a query naming one is still valid).
+ * linker leaves partitions out (the validator keeps them: a query naming one is still valid). And it types a column of a
+ * user-defined type {@code USER-DEFINED}: an enum, the usual type of a status or category column and the one whose
+ * values a filter must spell exactly, would be neither shown as such nor sampled.
  */
 public final class PostgresRelations {
     private PostgresRelations() {}
@@ -46,6 +48,33 @@ public final class PostgresRelations {
             if (schema != null) ps.setString(1, schema);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) out.add(new Column(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+            }
+        }
+        return out;
+    }
+
+    /** A column by its table's schema and name and its own name, as stored. */
+    public record ColumnName(String schema, String table, String column) {}
+
+    /**
+     * The type to name for each column of a user-defined type, which {@code information_schema.columns} calls {@code
+     * USER-DEFINED}: {@code enum <type>} for an enum (sampled and indexed as text), else the type's name ({@code citext},
+     * {@code geometry}); in {@code schema}, every schema when null; none when the connection is not PostgreSQL's.
+     */
+    public static java.util.Map<ColumnName, String> userDefinedTypes(Connection c, String schema) throws SQLException {
+        if (!SessionSchemas.postgres(c)) return java.util.Map.of();
+        String sql = "SELECT col.table_schema, col.table_name, col.column_name, col.udt_name, t.typtype"
+                + " FROM information_schema.columns col JOIN pg_catalog.pg_namespace tn ON tn.nspname = col.udt_schema"
+                + " JOIN pg_catalog.pg_type t ON t.typnamespace = tn.oid AND t.typname = col.udt_name"
+                + " WHERE col.data_type = 'USER-DEFINED'" + (schema == null ? "" : " AND col.table_schema = ?");
+        java.util.Map<ColumnName, String> out = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            if (schema != null) ps.setString(1, schema);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(new ColumnName(rs.getString(1), rs.getString(2), rs.getString(3)),
+                            ("e".equals(rs.getString(5)) ? "enum " : "") + rs.getString(4));
+                }
             }
         }
         return out;
