@@ -89,17 +89,13 @@ public final class JdbcSchemaSource implements SchemaSource {
             List<String> scopes = schema != null ? scopes(List.of(schema), spelled) : scopes(path, spelled);
             // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples): it samples rows
             boolean hiveJobs = hive && !product.contains("spark");
-            Map<String, List<String[]>> columns = new LinkedHashMap<>();
-            for (String scope : scopes) {
-                if (hive) {
-                    columns.putAll(metadataColumns(c, scope));
-                } else {
-                    try {
-                        columns.putAll(informationSchema(c, scope));
-                    } catch (SQLException noInformationSchema) {
-                        columns.putAll(metadataColumns(c, scope)); // an engine without it: what its driver's metadata says
-                    }
-                }
+            Map<String, List<String[]>> columns = columns(c, scopes, hive);
+            if (columns.isEmpty() && allowed.isEmpty() && schema == null && !path.isEmpty() && !hive) {
+                // the session's own schemas hold no table (a DuckDB file or a PostgreSQL database kept in a schema of its
+                // own) and no allow-list says where to look: every user schema's tables, as schema.table, rather than a
+                // prompt without a table; a warehouse of Hive databases is left to its allow-list
+                path = List.of();
+                columns = columns(c, scopes(path, spelled), false);
             }
             // a partition beside its table invites a query of one partition for the whole: the table stands for them
             if (!hive) {
@@ -135,6 +131,23 @@ public final class JdbcSchemaSource implements SchemaSource {
             }
             return out;
         }
+    }
+
+    /** The columns of the tables in {@code scopes}, by {@link #key}. */
+    private static Map<String, List<String[]>> columns(Connection c, List<String> scopes, boolean hive) throws SQLException {
+        Map<String, List<String[]>> columns = new LinkedHashMap<>();
+        for (String scope : scopes) {
+            if (hive) {
+                columns.putAll(metadataColumns(c, scope));
+            } else {
+                try {
+                    columns.putAll(informationSchema(c, scope));
+                } catch (SQLException noInformationSchema) {
+                    columns.putAll(metadataColumns(c, scope)); // an engine without it: what its driver's metadata says
+                }
+            }
+        }
+        return columns;
     }
 
     /**

@@ -172,6 +172,28 @@ class JdbcSchemaSourceTest {
         assertEquals(List.of("a", "b"), JdbcSchemaSource.scopes(List.of(), Set.of("b", "a")));
     }
 
+    /**
+     * A database whose tables all live outside the session's schema (DuckDB's main is empty), with no allow-list or
+     * schema configured to say where: the prompt offers them qualified rather than no table at all.
+     */
+    @Test
+    void shouldOfferEveryUserSchemaWhenTheSessionsOwnHoldsNoTable() throws SQLException {
+        Path elsewhere = dir.resolve("elsewhere.duckdb");
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + elsewhere); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA analytics");
+            s.execute("CREATE TABLE analytics.orders (id INTEGER, region VARCHAR)");
+            s.execute("CREATE VIEW analytics.big_orders AS SELECT * FROM analytics.orders WHERE id > 10");
+            s.execute("CREATE SCHEMA staging");
+            s.execute("CREATE TABLE staging.raw_orders (payload VARCHAR)");
+        }
+        JdbcSchemaSource source = new JdbcSchemaSource(ds -> DriverManager.getConnection("jdbc:duckdb:" + elsewhere), null);
+        assertEquals(List.of("analytics.big_orders", "analytics.orders", "staging.raw_orders"),
+                source.tables("x").stream().map(TableInfo::name).sorted().toList());
+        // a database with tables in its own schema keeps offering those alone
+        assertEquals(List.of("notes", "tickets"), new JdbcSchemaSource(ds -> DriverManager.getConnection("jdbc:duckdb:" + file), null)
+                .tables("x").stream().map(TableInfo::name).sorted().toList());
+    }
+
     private static TableInfo table(JdbcSchemaSource source, String name) throws SQLException {
         return source.tables("x").stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow();
     }
