@@ -365,7 +365,11 @@ public final class JSqlDialectParser implements DialectParser {
                 Ctx ctx = (Ctx) context;
                 ObjectName ref = columnName(column);
                 if (ref == null || ctx.lambdaNames().contains(ref.parts().getFirst())) return null;
-                if (ref.size() == 1 && NOT_COLUMNS.contains(ref.last())) return null;
+                // user, current_date: a value, unless quoted ("user" is a column of that name)
+                if (ref.size() == 1 && NOT_COLUMNS.contains(ref.last()) && !isQuoted(column.getColumnName().strip())) {
+                    ctx.scope().addKeywordValue(ref.last());
+                    return null;
+                }
                 // JSqlParser reads DuckDB's `lambda x: x + 1` as a column `lambda` plus a keyword argument `x`.
                 if (ref.size() == 1 && dialect == Dialect.DUCKDB && ref.last().equals("lambda")) return null;
                 ctx.scope().addColumnRef(ref);

@@ -60,6 +60,7 @@ public final class QueryScope {
     private final List<ObjectName> columnRefs = new ArrayList<>();
     private final List<OutputItem> outputs = new ArrayList<>();
     private final Set<String> usingColumns = new LinkedHashSet<>();
+    private final Set<String> keywordValues = new LinkedHashSet<>();
     private boolean lenient;
 
     public QueryScope(QueryScope parent) {
@@ -84,6 +85,19 @@ public final class QueryScope {
 
     public Set<String> usingColumns() {
         return Collections.unmodifiableSet(usingColumns);
+    }
+
+    /**
+     * Keywords written unquoted where a column could stand, which the engine reads as values ({@code user}, {@code
+     * current_date}): not column references, though a source may have a column of that name, which only the quoted
+     * name reads.
+     */
+    public Set<String> keywordValues() {
+        return Collections.unmodifiableSet(keywordValues);
+    }
+
+    public void addKeywordValue(String keyword) {
+        keywordValues.add(lower(keyword));
     }
 
     /** True when the block uses a construct whose names are not modelled, so unqualified misses are not reported. */

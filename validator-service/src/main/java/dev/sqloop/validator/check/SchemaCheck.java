@@ -63,6 +63,8 @@ public final class SchemaCheck {
         }
         c.values();
         if (query.dialect().quotedNamesKeepCase()) c.columnSpellings();
+        // PostgreSQL reserves these keywords: they win over a column of the name (DuckDB and Spark read the column)
+        if (query.dialect() == dev.sqloop.common.Dialect.POSTGRES) c.keywordsForColumns();
         return List.copyOf(c.issues);
     }
 
@@ -115,6 +117,28 @@ public final class SchemaCheck {
                             + " (write it exactly so)", ref.text(), List.of(spelled(stored)));
                 }
                 if (ref.size() == 2) qualifierSpelling(scope, ref, table);
+            }
+        }
+    }
+
+    /**
+     * {@code SELECT user FROM events} where events has a column {@code user}: the engine reads the unquoted keyword as
+     * the session's role (date, time) and returns it for every row, without an error; only {@code "user"} reads the
+     * column. The query evidently meant the column.
+     */
+    private void keywordsForColumns() {
+        for (QueryScope scope : query.scopes()) {
+            for (String keyword : scope.keywordValues()) {
+                for (QueryScope s = scope; s != null; s = s.parent()) {
+                    Optional<Source> holder = s.sources().stream().filter(src -> columns(src).names().contains(keyword)).findFirst();
+                    if (holder.isEmpty()) continue;
+                    String quoted = query.dialect().quote(keyword);
+                    add(ErrorCategory.COLUMN_NOT_FOUND, "unquoted, " + keyword + " is not the column " + keyword + " of "
+                            + describe(holder.get()) + " but a keyword " + query.dialect().displayName() + " reads as a value (the session's "
+                            + (keyword.contains("date") || keyword.contains("time") ? "date or time" : "user or schema")
+                            + ") for every row; write the column quoted: " + quoted, keyword, List.of(quoted));
+                    break;
+                }
             }
         }
     }

@@ -41,7 +41,10 @@ class PostgresIdentifierCaseIT {
                 "INSERT INTO public.album VALUES ('Draft', 1990)",
                 "CREATE TABLE public.artist (artistid int, name text)",
                 "INSERT INTO public.\"Album\" VALUES (1, 'For Those About To Rock', 1), (2, 'Balls to the Wall', 2)",
-                "INSERT INTO public.artist VALUES (1, 'AC/DC'), (2, 'Accept')");
+                "INSERT INTO public.artist VALUES (1, 'AC/DC'), (2, 'Accept')",
+                "DROP TABLE IF EXISTS public.logins",
+                "CREATE TABLE public.logins (\"user\" text, day date)",
+                "INSERT INTO public.logins VALUES ('alice', '2024-01-01')");
     }
 
     private static Connection reader() throws SQLException {
@@ -103,6 +106,32 @@ class PostgresIdentifierCaseIT {
         System.out.printf("identifier case: %d queries, %d run on PostgreSQL, %d validator disagreements%n", queries.size(), runs, disagreements.size());
         assertTrue(runs > 10 && runs < queries.size() - 10, "the product mixes spellings PostgreSQL finds and does not: " + runs);
         assertEquals(List.of(), disagreements, () -> String.join("\n", disagreements));
+    }
+
+    /**
+     * A column named like a keyword PostgreSQL reads as a value ({@code user}: the session's role): unquoted it runs,
+     * with the role name in every row; the validator refuses it naming {@code "user"}, and passes the quoted column.
+     */
+    @Test
+    void shouldRefuseAKeywordWrittenForAColumnOfItsName() throws SQLException {
+        ValidationTarget target = new ValidationTarget(Dialect.POSTGRES, catalog());
+        try (Connection c = reader(); Statement st = c.createStatement();
+             var rs = st.executeQuery("SELECT user, \"user\", current_date FROM logins")) {
+            rs.next();
+            assertEquals(PostgresServer.READER, rs.getString(1), "PostgreSQL reads the unquoted keyword as the role, silently");
+            assertEquals("alice", rs.getString(2));
+        }
+        for (String sql : List.of("SELECT user FROM logins", "SELECT count(*) FROM logins WHERE user = 'alice'",
+                "SELECT l.day FROM logins l WHERE current_date > l.day AND user IS NOT NULL")) {
+            List<Issue> issues = StaticValidator.validate(sql, target, null);
+            assertEquals(ErrorCategory.COLUMN_NOT_FOUND, issues.getFirst().category(), () -> sql + ": " + issues);
+            assertEquals(List.of("\"user\""), issues.getFirst().candidates(), issues::toString);
+        }
+        assertEquals(List.of(), StaticValidator.validate("SELECT \"user\", day FROM logins WHERE day < current_date", target, null),
+                "current_date is a value where no column has its name");
+        assertEquals(List.of(), StaticValidator.validate("SELECT current_user, session_user FROM logins", target, null));
+        List<Issue> missing = StaticValidator.validate("SELECT \"usr\" FROM logins", target, null);
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, missing.getFirst().category(), "a quoted name is a column, checked");
     }
 
     /** The spelling the validator names as the fix is one PostgreSQL runs. */
