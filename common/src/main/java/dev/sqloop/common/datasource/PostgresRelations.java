@@ -23,6 +23,10 @@ import java.util.Set;
 public final class PostgresRelations {
     private PostgresRelations() {}
 
+    // Each reading is a correction on top of information_schema: on an engine that speaks PostgreSQL's protocol without
+    // its whole catalog (PostgreSQL before 10 has no relispartition; Redshift, CockroachDB), it reads nothing instead of
+    // failing the schema's load.
+
     /** One column of a materialized view. */
     public record Column(String schema, String view, String column, String type) {}
 
@@ -33,7 +37,7 @@ public final class PostgresRelations {
      * The columns of the materialized views the session may read, in {@code schema} (every schema when null), by schema,
      * view and column position; none when the connection is not PostgreSQL's.
      */
-    public static List<Column> materializedViewColumns(Connection c, String schema) throws SQLException {
+    public static List<Column> materializedViewColumns(Connection c, String schema) {
         if (!SessionSchemas.postgres(c)) return List.of();
         String sql = "SELECT n.nspname, cl.relname, a.attname, format_type(a.atttypid, a.atttypmod)"
                 + " FROM pg_catalog.pg_class cl JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace"
@@ -49,6 +53,8 @@ public final class PostgresRelations {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) out.add(new Column(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
             }
+        } catch (SQLException notThisCatalog) {
+            return List.of();
         }
         return out;
     }
@@ -61,7 +67,7 @@ public final class PostgresRelations {
      * USER-DEFINED}: {@code enum <type>} for an enum (sampled and indexed as text), else the type's name ({@code citext},
      * {@code geometry}); in {@code schema}, every schema when null; none when the connection is not PostgreSQL's.
      */
-    public static java.util.Map<ColumnName, String> userDefinedTypes(Connection c, String schema) throws SQLException {
+    public static java.util.Map<ColumnName, String> userDefinedTypes(Connection c, String schema) {
         if (!SessionSchemas.postgres(c)) return java.util.Map.of();
         String sql = "SELECT col.table_schema, col.table_name, col.column_name, col.udt_name, t.typtype"
                 + " FROM information_schema.columns col JOIN pg_catalog.pg_namespace tn ON tn.nspname = col.udt_schema"
@@ -76,17 +82,21 @@ public final class PostgresRelations {
                             ("e".equals(rs.getString(5)) ? "enum " : "") + rs.getString(4));
                 }
             }
+        } catch (SQLException notThisCatalog) {
+            return java.util.Map.of();
         }
         return out;
     }
 
     /** The partitions of partitioned tables (PostgreSQL 10 and later); none when the connection is not PostgreSQL's. */
-    public static Set<Name> partitions(Connection c) throws SQLException {
+    public static Set<Name> partitions(Connection c) {
         if (!SessionSchemas.postgres(c)) return Set.of();
         Set<Name> out = new HashSet<>();
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT n.nspname, cl.relname"
                 + " FROM pg_catalog.pg_class cl JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace WHERE cl.relispartition")) {
             while (rs.next()) out.add(new Name(rs.getString(1), rs.getString(2)));
+        } catch (SQLException notThisCatalog) {
+            return Set.of();
         }
         return out;
     }
