@@ -63,23 +63,27 @@ public final class PostgresRelations {
     public record ColumnName(String schema, String table, String column) {}
 
     /**
-     * The type to name for each column of a user-defined type, which {@code information_schema.columns} calls {@code
-     * USER-DEFINED}: {@code enum <type>} for an enum (sampled and indexed as text), else the type's name ({@code citext},
-     * {@code geometry}); in {@code schema}, every schema when null; none when the connection is not PostgreSQL's.
+     * The type to name for each column {@code information_schema.columns} types vaguely: {@code enum <type>} for an enum
+     * (sampled and indexed as text), the type's name for another user-defined one ({@code citext}, {@code geometry}),
+     * both {@code USER-DEFINED} there, and the element type for an array ({@code text[]}, {@code integer[]}, not {@code
+     * ARRAY}: whether a filter is {@code = ANY(tags)} or {@code LIKE} depends on it); in {@code schema}, every schema when
+     * null; none when the connection is not PostgreSQL's.
      */
-    public static java.util.Map<ColumnName, String> userDefinedTypes(Connection c, String schema) {
+    public static java.util.Map<ColumnName, String> columnTypes(Connection c, String schema) {
         if (!SessionSchemas.postgres(c)) return java.util.Map.of();
-        String sql = "SELECT col.table_schema, col.table_name, col.column_name, col.udt_name, t.typtype"
+        String sql = "SELECT col.table_schema, col.table_name, col.column_name, col.udt_name, t.typtype, col.data_type,"
+                + " format_type(t.oid, NULL)"
                 + " FROM information_schema.columns col JOIN pg_catalog.pg_namespace tn ON tn.nspname = col.udt_schema"
                 + " JOIN pg_catalog.pg_type t ON t.typnamespace = tn.oid AND t.typname = col.udt_name"
-                + " WHERE col.data_type = 'USER-DEFINED'" + (schema == null ? "" : " AND col.table_schema = ?");
+                + " WHERE col.data_type IN ('USER-DEFINED', 'ARRAY')" + (schema == null ? "" : " AND col.table_schema = ?");
         java.util.Map<ColumnName, String> out = new java.util.HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             if (schema != null) ps.setString(1, schema);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.put(new ColumnName(rs.getString(1), rs.getString(2), rs.getString(3)),
-                            ("e".equals(rs.getString(5)) ? "enum " : "") + rs.getString(4));
+                    String type = "ARRAY".equals(rs.getString(6)) ? rs.getString(7)
+                            : ("e".equals(rs.getString(5)) ? "enum " : "") + rs.getString(4);
+                    out.put(new ColumnName(rs.getString(1), rs.getString(2), rs.getString(3)), type);
                 }
             }
         } catch (SQLException notThisCatalog) {

@@ -190,14 +190,14 @@ public final class JdbcSchemaSource implements SchemaSource {
         Map<String, List<String[]>> columns = new LinkedHashMap<>();
         String sql = "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
                 + (schema == null ? "" : " WHERE table_schema = ?") + " ORDER BY table_schema, table_name, ordinal_position";
-        Map<PostgresRelations.ColumnName, String> userDefined = PostgresRelations.userDefinedTypes(c, schema);
+        Map<PostgresRelations.ColumnName, String> pgTypes = PostgresRelations.columnTypes(c, schema);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             if (schema != null) ps.setString(1, schema);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String s = rs.getString(1);
                     if (SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
-                    String type = userDefined.getOrDefault(new PostgresRelations.ColumnName(s, rs.getString(2), rs.getString(3)), rs.getString(4));
+                    String type = pgTypes.getOrDefault(new PostgresRelations.ColumnName(s, rs.getString(2), rs.getString(3)), rs.getString(4));
                     columns.computeIfAbsent(key(s, rs.getString(2)), k -> new ArrayList<>())
                             .add(new String[] {rs.getString(3), type});
                 }
@@ -297,6 +297,7 @@ public final class JdbcSchemaSource implements SchemaSource {
         groups.add(text);
         for (String[] col : columns) {
             String t = col[1].toLowerCase(Locale.ROOT);
+            if (t.endsWith("[]")) continue; // an array's values ({gift}) are not what a filter compares with
             if (t.contains("char") || t.contains("text") || t.contains("string")) text.add(col[0]);
             else if (t.contains("bool") || t.contains("enum")) groups.add(List.of(col[0]));
         }

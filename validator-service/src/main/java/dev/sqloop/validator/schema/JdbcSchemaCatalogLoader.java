@@ -77,7 +77,7 @@ public final class JdbcSchemaCatalogLoader {
             String from = (catalog == null ? "" : dialect.quote(catalog) + ".") + "information_schema.columns";
             String sql = "SELECT table_catalog, table_schema, table_name, column_name, data_type FROM " + from
                     + " ORDER BY table_catalog, table_schema, table_name, ordinal_position";
-            Map<PostgresRelations.ColumnName, String> userDefined = dialect == Dialect.POSTGRES ? PostgresRelations.userDefinedTypes(c, null) : Map.of();
+            Map<PostgresRelations.ColumnName, String> pgTypes = dialect == Dialect.POSTGRES ? PostgresRelations.columnTypes(c, null) : Map.of();
             try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
                 while (rs.next()) {
                     String schema = rs.getString(2);
@@ -85,7 +85,7 @@ public final class JdbcSchemaCatalogLoader {
                     if (SYSTEM_SCHEMAS.contains(schema.toLowerCase(Locale.ROOT)) || !options.allows(schema, table)) continue;
                     // Postgres has one database per connection: its name is not part of a table reference.
                     String cat = dialect == Dialect.TRINO || dialect == Dialect.PRESTO ? rs.getString(1) : null;
-                    String type = userDefined.getOrDefault(new PostgresRelations.ColumnName(schema, table, rs.getString(4)), rs.getString(5));
+                    String type = pgTypes.getOrDefault(new PostgresRelations.ColumnName(schema, table, rs.getString(4)), rs.getString(5));
                     tables.computeIfAbsent(cat + "." + schema + "." + table, k -> new TableSchema.Builder(cat, schema, table))
                             .column(rs.getString(4), type);
                 }
@@ -220,7 +220,7 @@ public final class JdbcSchemaCatalogLoader {
 
     private static boolean isText(String type) {
         String t = type.toLowerCase(Locale.ROOT);
-        // PostgreSQL's enums and case-insensitive text (PostgresRelations.userDefinedTypes)
+        // PostgreSQL's enums and case-insensitive text (PostgresRelations.columnTypes)
         if (t.startsWith("enum ") || t.equals("citext")) return true;
         int paren = t.indexOf('(');
         return TEXT_TYPES.contains((paren < 0 ? t : t.substring(0, paren)).strip());

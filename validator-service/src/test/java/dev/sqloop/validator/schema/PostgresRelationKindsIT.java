@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * reads it (PostgreSQL runs it) and check its columns, and one the role may not read stays out of both. A partitioned
  * table, whose partitions it lists beside the table: the prompt shows the table alone, the validator accepts both. An
  * enum column, which it types {@code USER-DEFINED}: shown as an enum with its values, and indexed, so a value PostgreSQL
- * would refuse ({@code 'Shipped'}) is caught before it runs.
+ * would refuse ({@code 'Shipped'}) is caught before it runs; an array column, which it types {@code ARRAY}: shown with
+ * its element type.
  */
 class PostgresRelationKindsIT {
     private static final String DB = "matview_it";
@@ -40,8 +41,8 @@ class PostgresRelationKindsIT {
                 "DROP TABLE IF EXISTS public.sales, public.payroll, public.events, public.orders",
                 "DROP TYPE IF EXISTS public.order_status",
                 "CREATE TYPE public.order_status AS ENUM ('pending', 'shipped', 'cancelled')",
-                "CREATE TABLE public.orders (id int, status public.order_status)",
-                "INSERT INTO public.orders VALUES (1, 'pending'), (2, 'shipped'), (3, 'shipped')",
+                "CREATE TABLE public.orders (id int, status public.order_status, tags text[], history public.order_status[])",
+                "INSERT INTO public.orders VALUES (1, 'pending', '{gift}', '{pending}'), (2, 'shipped', '{}', '{pending,shipped}'), (3, 'shipped', NULL, NULL)",
                 "CREATE TABLE public.events (day date, kind text) PARTITION BY RANGE (day)",
                 "CREATE TABLE public.events_2024 PARTITION OF public.events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
                 "CREATE TABLE public.events_2025 PARTITION OF public.events FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')",
@@ -67,6 +68,11 @@ class PostgresRelationKindsIT {
 
         ColumnInfo status = offered.stream().filter(t -> t.name().equals("orders")).findFirst().orElseThrow().columns().get(1);
         assertEquals("enum order_status", status.type());
+        assertEquals(List.of("integer", "enum order_status", "text[]", "order_status[]"),
+                offered.stream().filter(t -> t.name().equals("orders")).findFirst().orElseThrow().columns().stream().map(ColumnInfo::type).toList(),
+                "arrays by their element type, not ARRAY");
+        assertEquals(List.of(), offered.stream().filter(t -> t.name().equals("orders")).findFirst().orElseThrow().columns().get(2).sampleValues(),
+                "an array column is not sampled");
         assertEquals(List.of("pending", "shipped"), status.sampleValues());
 
         SchemaCatalog catalog;
