@@ -37,6 +37,15 @@ public enum Dialect {
         return this == POSTGRES;
     }
 
+    /**
+     * True where an unquoted {@code user}, {@code current_date} (the SQL value keywords) is the keyword even when a table
+     * of the query has a column of that name, which only the quoted name reads (PostgreSQL reserves them); DuckDB and
+     * Spark read the column.
+     */
+    public boolean keywordsShadowColumns() {
+        return this == POSTGRES;
+    }
+
     /** How prompts name the dialect: "Write Trino SQL". */
     public String displayName() {
         return displayName;

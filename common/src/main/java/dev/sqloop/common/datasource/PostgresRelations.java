@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What PostgreSQL's {@code information_schema} gets wrong for a schema's reader, corrected from {@code pg_catalog}. It
+ * What PostgreSQL's {@code information_schema} gets wrong for a schema's reader, corrected from {@code pg_catalog}
+ * ({@link InformationSchemaColumns} applies the first and the last of these). It
  * leaves out materialized views (not standard SQL), where an analytics database keeps its answers: the schema-context
  * linker and the validator's catalog add them, else the prompt never shows one and the validator refuses a query that
  * reads it as {@code table_not_found}. And it lists each partition of a partitioned table beside the table: a prompt
@@ -28,7 +29,7 @@ public final class PostgresRelations {
     // failing the schema's load.
 
     /** One column of a materialized view. */
-    public record Column(String schema, String view, String column, String type) {}
+    record Column(String schema, String view, String column, String type) {}
 
     /** A table by its schema and name, as stored. */
     public record Name(String schema, String table) {}
@@ -37,7 +38,7 @@ public final class PostgresRelations {
      * The columns of the materialized views the session may read, in {@code schema} (every schema when null), by schema,
      * view and column position; none when the connection is not PostgreSQL's.
      */
-    public static List<Column> materializedViewColumns(Connection c, String schema) {
+    static List<Column> materializedViewColumns(Connection c, String schema) {
         if (!SessionSchemas.postgres(c)) return List.of();
         String sql = "SELECT n.nspname, cl.relname, a.attname, format_type(a.atttypid, a.atttypmod)"
                 + " FROM pg_catalog.pg_class cl JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace"
@@ -60,7 +61,7 @@ public final class PostgresRelations {
     }
 
     /** A column by its table's schema and name and its own name, as stored. */
-    public record ColumnName(String schema, String table, String column) {}
+    record ColumnName(String schema, String table, String column) {}
 
     /**
      * The type to name for each column {@code information_schema.columns} types vaguely: {@code enum <type>} for an enum
@@ -69,7 +70,7 @@ public final class PostgresRelations {
      * ARRAY}: whether a filter is {@code = ANY(tags)} or {@code LIKE} depends on it); in {@code schema}, every schema when
      * null; none when the connection is not PostgreSQL's.
      */
-    public static java.util.Map<ColumnName, String> columnTypes(Connection c, String schema) {
+    static java.util.Map<ColumnName, String> columnTypes(Connection c, String schema) {
         if (!SessionSchemas.postgres(c)) return java.util.Map.of();
         String sql = "SELECT col.table_schema, col.table_name, col.column_name, col.udt_name, t.typtype, col.data_type,"
                 + " format_type(t.oid, NULL)"

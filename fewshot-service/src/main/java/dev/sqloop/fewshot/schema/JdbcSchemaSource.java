@@ -2,12 +2,12 @@ package dev.sqloop.fewshot.schema;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
+import dev.sqloop.common.datasource.InformationSchemaColumns;
 import dev.sqloop.common.datasource.PostgresRelations;
 import dev.sqloop.common.datasource.SessionSchemas;
 import dev.sqloop.common.sql.Identifiers;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -188,23 +188,9 @@ public final class JdbcSchemaSource implements SchemaSource {
     /** Names and types from {@code information_schema} (DuckDB, PostgreSQL, Trino), by schema and table. */
     private static Map<String, List<String[]>> informationSchema(Connection c, String schema) throws SQLException {
         Map<String, List<String[]>> columns = new LinkedHashMap<>();
-        String sql = "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns"
-                + (schema == null ? "" : " WHERE table_schema = ?") + " ORDER BY table_schema, table_name, ordinal_position";
-        Map<PostgresRelations.ColumnName, String> pgTypes = PostgresRelations.columnTypes(c, schema);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            if (schema != null) ps.setString(1, schema);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    String s = rs.getString(1);
-                    if (SYSTEM_SCHEMAS.contains(s.toLowerCase(Locale.ROOT))) continue;
-                    String type = pgTypes.getOrDefault(new PostgresRelations.ColumnName(s, rs.getString(2), rs.getString(3)), rs.getString(4));
-                    columns.computeIfAbsent(key(s, rs.getString(2)), k -> new ArrayList<>())
-                            .add(new String[] {rs.getString(3), type});
-                }
-            }
-        }
-        for (PostgresRelations.Column m : PostgresRelations.materializedViewColumns(c, schema)) {
-            columns.computeIfAbsent(key(m.schema(), m.view()), k -> new ArrayList<>()).add(new String[] {m.column(), m.type()});
+        for (InformationSchemaColumns.Column col : InformationSchemaColumns.read(c, null, schema)) {
+            if (SYSTEM_SCHEMAS.contains(col.schema().toLowerCase(Locale.ROOT))) continue;
+            columns.computeIfAbsent(key(col.schema(), col.table()), k -> new ArrayList<>()).add(new String[] {col.column(), col.type()});
         }
         return columns;
     }

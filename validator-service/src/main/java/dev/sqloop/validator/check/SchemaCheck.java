@@ -63,8 +63,7 @@ public final class SchemaCheck {
         }
         c.values();
         if (query.dialect().quotedNamesKeepCase()) c.columnSpellings();
-        // PostgreSQL reserves these keywords: they win over a column of the name (DuckDB and Spark read the column)
-        if (query.dialect() == dev.sqloop.common.Dialect.POSTGRES) c.keywordsForColumns();
+        if (query.dialect().keywordsShadowColumns()) c.keywordsForColumns();
         return List.copyOf(c.issues);
     }
 

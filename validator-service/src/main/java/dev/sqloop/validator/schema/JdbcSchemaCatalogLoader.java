@@ -2,7 +2,7 @@ package dev.sqloop.validator.schema;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DistinctValues;
-import dev.sqloop.common.datasource.PostgresRelations;
+import dev.sqloop.common.datasource.InformationSchemaColumns;
 import dev.sqloop.common.datasource.SessionSchemas;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -17,7 +17,7 @@ import java.util.Set;
 
 /**
  * Loads a {@link SchemaCatalog} from a live datasource through JDBC, the engine's own way: {@code
- * information_schema.columns} on PostgreSQL (with its materialized views, {@link PostgresRelations}), DuckDB and Trino; {@code SHOW TABLES} + {@code DESCRIBE} on Hive
+ * information_schema.columns} on PostgreSQL (with its materialized views, {@link InformationSchemaColumns}), DuckDB and Trino; {@code SHOW TABLES} + {@code DESCRIBE} on Hive
  * and Spark. Functions come from {@code pg_proc}, {@code duckdb_functions()} or {@code SHOW FUNCTIONS}. Text
  * columns with few distinct values are indexed ({@code SELECT DISTINCT … LIMIT n+1}).
  */
@@ -74,28 +74,14 @@ public final class JdbcSchemaCatalogLoader {
         List<String> catalogs = options.catalogs().isEmpty() ? java.util.Collections.singletonList(null) : options.catalogs();
         Map<String, TableSchema.Builder> tables = new LinkedHashMap<>();
         for (String catalog : catalogs) {
-            String from = (catalog == null ? "" : dialect.quote(catalog) + ".") + "information_schema.columns";
-            String sql = "SELECT table_catalog, table_schema, table_name, column_name, data_type FROM " + from
-                    + " ORDER BY table_catalog, table_schema, table_name, ordinal_position";
-            Map<PostgresRelations.ColumnName, String> pgTypes = dialect == Dialect.POSTGRES ? PostgresRelations.columnTypes(c, null) : Map.of();
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-                while (rs.next()) {
-                    String schema = rs.getString(2);
-                    String table = rs.getString(3);
-                    if (SYSTEM_SCHEMAS.contains(schema.toLowerCase(Locale.ROOT)) || !options.allows(schema, table)) continue;
-                    // Postgres has one database per connection: its name is not part of a table reference.
-                    String cat = dialect == Dialect.TRINO || dialect == Dialect.PRESTO ? rs.getString(1) : null;
-                    String type = pgTypes.getOrDefault(new PostgresRelations.ColumnName(schema, table, rs.getString(4)), rs.getString(5));
-                    tables.computeIfAbsent(cat + "." + schema + "." + table, k -> new TableSchema.Builder(cat, schema, table))
-                            .column(rs.getString(4), type);
-                }
-            }
-        }
-        if (dialect == Dialect.POSTGRES) {
-            for (PostgresRelations.Column m : PostgresRelations.materializedViewColumns(c, null)) {
-                if (SYSTEM_SCHEMAS.contains(m.schema().toLowerCase(Locale.ROOT)) || !options.allows(m.schema(), m.view())) continue;
-                tables.computeIfAbsent(null + "." + m.schema() + "." + m.view(), k -> new TableSchema.Builder(null, m.schema(), m.view()))
-                        .column(m.column(), m.type());
+            for (InformationSchemaColumns.Column col : InformationSchemaColumns.read(c, catalog == null ? null : dialect.quote(catalog), null)) {
+                String schema = col.schema();
+                String table = col.table();
+                if (SYSTEM_SCHEMAS.contains(schema.toLowerCase(Locale.ROOT)) || !options.allows(schema, table)) continue;
+                // Postgres has one database per connection: its name is not part of a table reference.
+                String cat = dialect == Dialect.TRINO || dialect == Dialect.PRESTO ? col.catalog() : null;
+                tables.computeIfAbsent(cat + "." + schema + "." + table, k -> new TableSchema.Builder(cat, schema, table))
+                        .column(col.column(), col.type());
             }
         }
         return tables.values().stream().map(TableSchema.Builder::build).toList();
@@ -220,7 +206,7 @@ public final class JdbcSchemaCatalogLoader {
 
     private static boolean isText(String type) {
         String t = type.toLowerCase(Locale.ROOT);
-        // PostgreSQL's enums and case-insensitive text (PostgresRelations.columnTypes)
+        // PostgreSQL's enums and case-insensitive text (InformationSchemaColumns)
         if (t.startsWith("enum ") || t.equals("citext")) return true;
         int paren = t.indexOf('(');
         return TEXT_TYPES.contains((paren < 0 ? t : t.substring(0, paren)).strip());
