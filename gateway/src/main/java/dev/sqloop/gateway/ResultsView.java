@@ -61,6 +61,8 @@ final class ResultsView implements AutoCloseable {
     static final String EXAMPLES = "examples";
     /** Internal (joined into {@link #BATCH_STATUS}); named so that its changelog does not move when the topology grows. */
     static final String BATCH_PROGRESS = "batch-progress";
+    /** Internal: the batches' manifests, under the name Streams generated for the store before it was named. */
+    static final String MANIFESTS = "batches-STATE-STORE-0000000025";
     private static final String BATCH_SEPARATOR = "|";
 
     /** Partitions {@code batchId|questionId} keys like the default partitioner would partition the batch id. */
@@ -125,12 +127,8 @@ final class ResultsView implements AutoCloseable {
                         Materialized.<String, QuestionState, KeyValueStore<Bytes, byte[]>>as(QUESTIONS)
                                 .withKeySerde(Serdes.String()).withValueSerde(stateSerde));
 
-        KTable<String, QuestionResult> batchResults = questions
-                .filter((id, s) -> s.result() != null && s.result().batchId() != null)
-                .mapValues(QuestionState::result);
-
         // A batch question's result by batch; a retried question's row is deleted (tombstone) until its new round ends.
-        questions.toStream()
+        KTable<String, QuestionResult> resultsByBatch = questions.toStream()
                 .filter((id, s) -> s != null && batchOf(s) != null && (s.result() != null || s.round() > 0))
                 .map((id, s) -> KeyValue.pair(batchOf(s) + BATCH_SEPARATOR + id, s.result()))
                 .repartition(Repartitioned.<String, QuestionResult>with(Serdes.String(), resultSerde)
@@ -139,14 +137,21 @@ final class ResultsView implements AutoCloseable {
                         .withKeySerde(Serdes.String()).withValueSerde(resultSerde));
 
         JsonSerde<BatchProgress> progressSerde = new JsonSerde<>(BatchProgress.class);
+        // Counted from the results-by-batch table, downstream of it: a result is in that store (committed in the same
+        // transaction as its forward here) before any count includes it, so a batch that says "done" streams every
+        // result. Counted beside it (from the questions table), the counts raced the results' own repartition: a batch
+        // restarted in ServeIT said 25 of 25 finished while its results streamed 6.
         // A KTable aggregation subtracts a question's old result when it changes: redelivered duplicates never double
         // count, and a retried question (reopened: no result) leaves its old status's count until its new round ends.
-        KTable<String, BatchProgress> progress = batchResults
-                .groupBy((id, r) -> KeyValue.pair(r.batchId(), r), Grouped.with("progress-by-batch", Serdes.String(), resultSerde))
+        KTable<String, BatchProgress> progress = resultsByBatch
+                .groupBy((key, r) -> KeyValue.pair(r.batchId(), r), Grouped.with("progress-by-batch", Serdes.String(), resultSerde))
                 .aggregate(() -> BatchProgress.EMPTY, (batch, r, agg) -> agg.add(r, 1), (batch, r, agg) -> agg.add(r, -1),
                         Materialized.<String, BatchProgress, KeyValueStore<Bytes, byte[]>>as(BATCH_PROGRESS)
                                 .withKeySerde(Serdes.String()).withValueSerde(progressSerde));
-        KTable<String, BatchManifest> manifests = b.table(Topics.BATCHES.name(), consumed(Topics.BATCHES));
+        // The manifests' store keeps the name Streams once generated for it (its changelog holds every batch's manifest)
+        KTable<String, BatchManifest> manifests = b.table(Topics.BATCHES.name(), consumed(Topics.BATCHES),
+                Materialized.<String, BatchManifest, KeyValueStore<Bytes, byte[]>>as(MANIFESTS)
+                        .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(BatchManifest.class)));
         manifests.leftJoin(progress, BatchStatus::new,
                 Materialized.<String, BatchStatus, KeyValueStore<Bytes, byte[]>>as(BATCH_STATUS)
                         .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(BatchStatus.class)));

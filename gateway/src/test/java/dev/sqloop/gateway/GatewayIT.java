@@ -655,13 +655,15 @@ class GatewayIT {
 
         double before = counted(gateway, "sales", "first_attempt_success");
         finish(tasks);
-        JsonNode done = awaitBatchDone(gateway, batchId);
+        JsonNode done = awaitBatchDoneCountingOnlyStreamedResults(gateway, batchId);
         assertEquals(1000, done.get("byStatus").get("succeeded").asInt());
+        assertEquals(1000, resultsNow(gateway, batchId).size(), "a batch that says done streams every result at once");
         assertEquals(before + 1000, counted(gateway, "sales", "first_attempt_success"), "every final result counted once");
 
         Path secondState = TestDirs.create("gw-b-");
         try (Gateway second = startGateway(secondState)) {
-            awaitBatchDone(second, batchId);
+            awaitBatchDoneCountingOnlyStreamedResults(second, batchId);
+            assertEquals(1000, resultsNow(second, batchId).size(), "and from an instance that has just taken partitions over");
             for (QuestionTask t : tasks.subList(0, 50)) {
                 assertEquals("succeeded", awaitStatus(second, t.questionId(), KEY_B, Set.of("succeeded")).get("status").asText());
             }
@@ -676,6 +678,46 @@ class GatewayIT {
         assertEquals(1000, awaitBatchDone(gateway, batchId).get("finished").asInt(), "state survives a restart");
         assertEquals("succeeded", awaitStatus(gateway, tasks.get(999).questionId(), KEY_B, Set.of("succeeded")).get("status").asText());
         assertEquals(0.0, counted(gateway, "sales", "first_attempt_success"), "a restarted instance restores its state and counts nothing again");
+    }
+
+    /**
+     * Polls the batch until it is done, checking at every poll that the results it streams right after are at least the
+     * ones its status counts as finished: the counts never run ahead of the results (ServeIT once downloaded 6 results of
+     * a batch whose status said 25 of 25 finished).
+     */
+    private static JsonNode awaitBatchDoneCountingOnlyStreamedResults(Gateway g, String batchId) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        JsonNode last = null;
+        int polls = 0;
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> r = get(g, "/v1/batches/" + batchId, KEY_B);
+            if (r.statusCode() == 200) {
+                last = json(r);
+                int finished = last.get("finished").asInt();
+                int streamed = resultsNow(g, batchId).size();
+                polls++;
+                assertTrue(streamed >= finished, "poll " + polls + ": the status counts " + finished + " finished, the results stream "
+                        + streamed);
+                if (last.get("done").asBoolean()) return last;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("batch never done: " + last);
+    }
+
+    /**
+     * The batch's results as the first request answered streams them (no waiting for more of them; a 503 while
+     * partitions move between instances is asked again).
+     */
+    private static List<String> resultsNow(Gateway g, String batchId) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            HttpResponse<String> r = get(g, "/v1/batches/" + batchId + "/results", KEY_B);
+            if (r.statusCode() == 200) return r.body().lines().filter(l -> !l.isBlank()).collect(Collectors.toList());
+            assertEquals(503, r.statusCode(), r.body());
+            assertTrue(System.nanoTime() < deadline, "results unavailable for a minute: " + r.body());
+            Thread.sleep(100);
+        }
     }
 
     private static JsonNode awaitBatchDone(Gateway g, String batchId) throws Exception {
