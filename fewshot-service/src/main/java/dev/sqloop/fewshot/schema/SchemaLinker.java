@@ -1,11 +1,12 @@
 package dev.sqloop.fewshot.schema;
 
 import dev.sqloop.common.message.LinkedSchema;
+import dev.sqloop.common.runtime.RefreshingValue;
+import dev.sqloop.common.runtime.Stage;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.fewshot.Questions;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -14,7 +15,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.stream.IntStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Links a question to the part of a datasource's schema it needs. A schema whose prompt section fits the token
@@ -26,6 +30,9 @@ import java.util.stream.IntStream;
  * lasts. A wide table keeps its key and join columns. The result travels in the message, so every retry reuses it.
  */
 public final class SchemaLinker {
+    private static final Logger log = LoggerFactory.getLogger(SchemaLinker.class);
+    /** After a failed reload, how long the schema in use serves before the next try. */
+    static final Duration RELOAD_RETRY_PAUSE = Duration.ofSeconds(30);
 
     /**
      * How a linked schema is sized, and how long a datasource's schema is cached.
@@ -39,18 +46,20 @@ public final class SchemaLinker {
     public record Settings(int maxTables, int maxColumns, double margin, Duration cacheTtl, int tokenBudget) {
         public static final Settings DEFAULTS = new Settings(4, 25, 0.35, Duration.ofMinutes(10), 1200);
 
-        /** {@code SQLOOP_SCHEMA_TOKEN_BUDGET}, {@code SQLOOP_SCHEMA_MAX_TABLES}, {@code SQLOOP_SCHEMA_MAX_COLUMNS}. */
+        /**
+         * {@code SQLOOP_SCHEMA_TOKEN_BUDGET}, {@code SQLOOP_SCHEMA_MAX_TABLES}, {@code SQLOOP_SCHEMA_MAX_COLUMNS},
+         * {@code SQLOOP_SCHEMA_CACHE_TTL}.
+         */
         public static Settings fromEnv(dev.sqloop.common.config.EnvConfig env) {
             return new Settings(env.integer("SQLOOP_SCHEMA_MAX_TABLES", DEFAULTS.maxTables(), 1, 1000),
                     env.integer("SQLOOP_SCHEMA_MAX_COLUMNS", DEFAULTS.maxColumns(), 1, 10_000), DEFAULTS.margin(),
-                    DEFAULTS.cacheTtl(), env.integer("SQLOOP_SCHEMA_TOKEN_BUDGET", DEFAULTS.tokenBudget(), 0, 1_000_000));
+                    env.duration("SQLOOP_SCHEMA_CACHE_TTL", DEFAULTS.cacheTtl()), env.integer("SQLOOP_SCHEMA_TOKEN_BUDGET", DEFAULTS.tokenBudget(), 0, 1_000_000));
         }
     }
 
     private record Indexed(SchemaSource.TableInfo table, float[] vector, List<float[]> columnVectors,
                            List<Set<String>> columnWords, Set<String> tableWords) {}
 
-    private record Cached(List<Indexed> tables, Instant loadedAt) {}
 
     private record Ranked(Indexed table, double score, double[] columnScores) {}
 
@@ -58,14 +67,20 @@ public final class SchemaLinker {
     private final Embedder embedder;
     private final Settings settings;
     private final Clock clock;
-    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
-    private final Map<String, Object> loadLocks = new ConcurrentHashMap<>();
+    private final Executor reloads;
+    private final Map<String, RefreshingValue<List<Indexed>>> cache = new ConcurrentHashMap<>();
 
     public SchemaLinker(SchemaSource source, Embedder embedder, Settings settings, Clock clock) {
+        this(source, embedder, settings, clock, null);
+    }
+
+    /** @param reloads runs the reloads after the TTL; null: a daemon thread per reload */
+    SchemaLinker(SchemaSource source, Embedder embedder, Settings settings, Clock clock, Executor reloads) {
         this.source = source;
         this.embedder = embedder;
         this.settings = settings;
         this.clock = clock;
+        this.reloads = reloads;
     }
 
     /** The linked schema for a question whose vector the caller already computed; empty when the datasource has no tables. */
@@ -155,19 +170,14 @@ public final class SchemaLinker {
     }
 
     private List<Indexed> tables(String datasource) throws Exception {
-        Cached c = cache.get(datasource);
-        if (fresh(c)) return c.tables();
-        // Single flight: hundreds of questions arrive at once on a cold cache; one loads, the rest wait for it
-        // (without this each re-read the schema and re-embedded every column: ~50 s per question at 40 in flight).
-        synchronized (loadLocks.computeIfAbsent(datasource, k -> new Object())) {
-            c = cache.get(datasource);
-            if (fresh(c)) return c.tables();
-            return load(datasource);
-        }
-    }
-
-    private boolean fresh(Cached c) {
-        return c != null && c.loadedAt().plus(settings.cacheTtl()).isAfter(clock.instant());
+        // One load per datasource at a time (hundreds of questions arrive at once on a cold cache: each re-reading the
+        // schema and re-embedding every column took ~50 s per question at 40 in flight); after the TTL the schema in use
+        // keeps serving while it is reloaded, and while reloads fail (a metadata outage would otherwise send every
+        // question to the generator without a schema)
+        return cache.computeIfAbsent(datasource, ds -> new RefreshingValue<>(() -> load(ds), settings.cacheTtl(),
+                RELOAD_RETRY_PAUSE, clock, reloads != null ? reloads : RefreshingValue.daemonThread("schema-reload-" + ds),
+                e -> log.warn("could not reload the schema of datasource {} (the one read before keeps serving): {}", ds,
+                        Stage.describe(e)))).get();
     }
 
     private List<Indexed> load(String datasource) throws Exception {
@@ -176,7 +186,6 @@ public final class SchemaLinker {
                 <= settings.tokenBudget()) {
             // Given whole to every question: nothing to rank, so nothing to embed.
             List<Indexed> plain = infos.stream().map(t -> new Indexed(t, null, List.of(), List.of(), Set.<String>of())).toList();
-            cache.put(datasource, new Cached(plain, clock.instant()));
             return plain;
         }
         List<String> texts = new ArrayList<>();
@@ -197,8 +206,7 @@ public final class SchemaLinker {
             }
             indexed.add(new Indexed(t, tv, cv, cw, stems(identifierWords(t.name()))));
         }
-        cache.put(datasource, new Cached(List.copyOf(indexed), clock.instant()));
-        return indexed;
+        return List.copyOf(indexed);
     }
 
     private static Ranked rank(Indexed t, float[] q, Set<String> questionWords, String lowerQuestion) {

@@ -84,6 +84,61 @@ class SchemaLinkerTest {
         assertEquals(1, loads.get());
     }
 
+    /**
+     * A table created in the warehouse after the schema was read reaches the prompt after the TTL, by a reload beside the
+     * questions: until it has run they link against the schema in use, and while reloads fail they keep it (before,
+     * a failed reload sent each question to the generator with no schema at all, each after its own failed read).
+     */
+    @Test
+    void shouldReloadAfterTheTtlBesideTheQuestionsAndKeepTheSchemaInUseWhileReloadsFail() throws Exception {
+        Path reloading = TestWarehouse.create(java.nio.file.Files.createDirectories(dir.resolve("reloading")));
+        SchemaSource source = TestWarehouse.schemaSource(reloading);
+        boolean[] down = {false};
+        AtomicInteger reads = new AtomicInteger();
+        java.time.Instant[] now = {java.time.Instant.parse("2026-11-27T10:00:00Z")};
+        Clock clock = new Clock() {
+            @Override public java.time.ZoneId getZone() { return java.time.ZoneOffset.UTC; }
+            @Override public Clock withZone(java.time.ZoneId zone) { return this; }
+            @Override public java.time.Instant instant() { return now[0]; }
+        };
+        List<Runnable> reloads = new java.util.ArrayList<>();
+        java.time.Duration ttl = java.time.Duration.ofMinutes(10);
+        SchemaLinker linker = new SchemaLinker(ds -> {
+            reads.incrementAndGet();
+            if (down[0]) throw new java.sql.SQLException("Connection refused");
+            return source.tables(ds);
+        }, embedder, new SchemaLinker.Settings(4, 25, 0.35, ttl, 100_000), clock, reloads::add);
+        java.util.function.Supplier<List<String>> tables = () -> {
+            try {
+                return link(linker, "How many refunds were there?").tables().stream().map(LinkedSchema.Table::name).toList();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        };
+        List<String> before = tables.get();
+        assertTrue(before.contains("orders") && !before.contains("refunds"), before.toString());
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + reloading);
+             java.sql.Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE refunds (id INTEGER, order_id INTEGER, reason VARCHAR)");
+        }
+        down[0] = true;
+        now[0] = now[0].plus(ttl);
+        assertEquals(before, tables.get(), "the schema in use answers while it is reloaded");
+        assertEquals(1, reloads.size(), "one reload");
+        reloads.removeFirst().run();
+        assertEquals(before, tables.get(), "a failed reload leaves the schema in use");
+        assertEquals(before, tables.get());
+        assertEquals(List.of(), reloads, "and is not retried by every question");
+        assertEquals(2, reads.get());
+        down[0] = false;
+        now[0] = now[0].plus(SchemaLinker.RELOAD_RETRY_PAUSE);
+        assertEquals(before, tables.get());
+        reloads.removeFirst().run();
+        List<String> after = tables.get();
+        assertTrue(after.contains("refunds") && after.containsAll(before), after.toString());
+        assertEquals(3, reads.get());
+    }
+
     private static SchemaSource.TableInfo table(String name, String... columns) {
         return new SchemaSource.TableInfo(name, "", java.util.Arrays.stream(columns)
                 .map(c -> new SchemaSource.ColumnInfo(c, "bigint", "", List.of())).toList());

@@ -1,17 +1,25 @@
 package dev.sqloop.validator.schema;
 
 import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.runtime.RefreshingValue;
+import dev.sqloop.common.runtime.Stage;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Objects;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A schema catalog reloaded when older than its TTL. One load at a time; while a reload fails the previous
- * catalog keeps serving, and with none yet the failure is an {@link InfrastructureException} (retried).
+ * A schema catalog reloaded when older than its TTL ({@link RefreshingValue}): only the first load is waited for;
+ * after the TTL the catalog in use keeps serving while one reload runs in the background, and while reloads fail
+ * (tried again every {@link #RETRY_PAUSE}). With no catalog yet, a failure is an {@link InfrastructureException}
+ * (retried by the runner).
  */
 public final class CachedSchemaCatalog {
+    private static final Logger log = LoggerFactory.getLogger(CachedSchemaCatalog.class);
+    /** After a failed load, how long before the next try (the catalog in use serving meanwhile, if there is one). */
+    static final Duration RETRY_PAUSE = Duration.ofSeconds(30);
 
     /** Reads a fresh catalog from the datasource. */
     @FunctionalInterface
@@ -19,29 +27,27 @@ public final class CachedSchemaCatalog {
         SchemaCatalog load() throws SQLException;
     }
 
-    private final Source source;
-    private final Duration ttl;
-    private final Clock clock;
-    private SchemaCatalog current;
-    private Instant loadedAt;
+    private final RefreshingValue<SchemaCatalog> catalog;
 
     public CachedSchemaCatalog(Source source, Duration ttl, Clock clock) {
-        this.source = Objects.requireNonNull(source, "source");
-        this.ttl = Objects.requireNonNull(ttl, "ttl");
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this(source, ttl, clock, RefreshingValue.daemonThread("catalog-reload"));
     }
 
-    public synchronized SchemaCatalog get() {
-        Instant now = clock.instant();
-        if (current != null && now.isBefore(loadedAt.plus(ttl))) return current;
+    /** @param background runs the reloads after the TTL */
+    CachedSchemaCatalog(Source source, Duration ttl, Clock clock, Executor background) {
+        this.catalog = new RefreshingValue<>(source::load, ttl, RETRY_PAUSE, clock, background,
+                e -> log.warn("could not reload the schema catalog (the one in use keeps serving): {}", Stage.describe(e)));
+    }
+
+    public SchemaCatalog get() {
         try {
-            current = source.load();
-            loadedAt = now;
+            return catalog.get();
         } catch (SQLException e) {
-            if (current == null) throw new InfrastructureException("cannot load the schema catalog: " + e.getMessage(), e);
-            // Serve the stale catalog and try again after a short pause rather than on every message.
-            loadedAt = now.minus(ttl).plus(Duration.ofSeconds(Math.min(30, ttl.toSeconds())));
+            throw new InfrastructureException("cannot load the schema catalog: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // Source.load throws SQLException only
         }
-        return current;
     }
 }

@@ -246,8 +246,12 @@ class DuckDbSchemaCatalogIT {
         assertEquals(List.of(), StaticValidator.validate(sql, noValueIndex, NlConstraints.NONE));
     }
 
+    /**
+     * A table created after the first load reaches the catalog only after its TTL, by a reload that runs beside the
+     * callers: until it has run they get the catalog in use (a reload of a large warehouse must not stall validation).
+     */
     @Test
-    void shouldReloadTheCatalogOnlyAfterItsTtl() {
+    void shouldReloadTheCatalogAfterItsTtlWhileTheOneInUseServes() throws SQLException {
         AtomicInteger loads = new AtomicInteger();
         Instant[] now = {Instant.parse("2026-11-22T10:00:00Z")};
         Clock clock = new Clock() {
@@ -255,17 +259,33 @@ class DuckDbSchemaCatalogIT {
             @Override public Clock withZone(java.time.ZoneId zone) { return this; }
             @Override public Instant instant() { return now[0]; }
         };
+        List<Runnable> reloads = new java.util.ArrayList<>();
         CachedSchemaCatalog cached = new CachedSchemaCatalog(() -> {
             loads.incrementAndGet();
             return load(CatalogLoadOptions.DEFAULTS);
-        }, Duration.ofMinutes(5), clock);
-        cached.get();
-        now[0] = now[0].plusSeconds(60);
-        cached.get();
-        assertEquals(1, loads.get());
-        now[0] = now[0].plusSeconds(300);
-        cached.get();
-        assertEquals(2, loads.get());
+        }, Duration.ofMinutes(5), clock, reloads::add);
+        SchemaCatalog first = cached.get();
+        ObjectName added = ObjectName.of("later", "added");
+        assertTrue(first.resolve(added).isEmpty());
+        try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA later");
+            st.execute("CREATE TABLE later.added (id INTEGER)");
+        }
+        try {
+            now[0] = now[0].plusSeconds(60);
+            assertTrue(cached.get() == first && reloads.isEmpty() && loads.get() == 1, "within its TTL: no reload");
+            now[0] = now[0].plusSeconds(300);
+            assertTrue(cached.get() == first && cached.get() == first, "the catalog in use serves while it is reloaded");
+            assertEquals(1, reloads.size(), "one reload at a time");
+            reloads.removeFirst().run();
+            assertEquals(2, loads.get());
+            assertTrue(cached.get().resolve(added).isPresent(), "the reload's catalog has the new table");
+            assertTrue(reloads.isEmpty());
+        } finally {
+            try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+                st.execute("DROP SCHEMA later CASCADE");
+            }
+        }
     }
 
     private static Issue single(List<Issue> issues) {
