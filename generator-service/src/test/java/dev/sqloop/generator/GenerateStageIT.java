@@ -119,6 +119,25 @@ class GenerateStageIT {
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, t.issues().getFirst().category());
     }
 
+    /** A chatty model's answers, over HTTP through langchain4j: the query comes out of each, no attempt spent. */
+    @Test
+    void shouldTakeTheQueryOutOfAChattyModelsAnswers() {
+        List<String> chatty = List.of(
+                "Here is the SQL query:\n\n" + GOLD + ";\n\nThis query answers the question from the sales table.",
+                "<think>\nThe user wants the total. Let me check the schema.\n</think>\n\n```sql\n" + GOLD + "\n```",
+                "```json\n{\"sql\": \"" + GOLD + "\"}\n```",
+                "SQL: " + GOLD + "\n\nExplanation: it sums the amounts.");
+        for (String answer : chatty) {
+            llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of(answer))));
+            try {
+                assertEquals(GOLD, forwarded(openAi(false).process(Tasks.fresh("demo")), Topics.STATIC_VALIDATE.name()).sql(), answer);
+            } finally {
+                llm.close();
+            }
+        }
+        llm = null;
+    }
+
     @Test
     void shouldAnswerFaultyThenGoldFromTheOracleWhenTheCorrectionCarriesTheEvidence() {
         OracleResponder oracle = new OracleResponder(Map.of(Tasks.QUESTION, GOLD), Map.of(), "trino", 1)

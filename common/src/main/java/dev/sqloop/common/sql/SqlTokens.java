@@ -21,13 +21,11 @@ public final class SqlTokens {
         int i = 0;
         while (i < n) {
             char c = sql.charAt(i);
+            int commentEnd = commentEnd(sql, i);
             if (Character.isWhitespace(c)) {
                 i++;
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                while (i < n && sql.charAt(i) != '\n') i++;
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
+            } else if (commentEnd >= 0) {
+                i = commentEnd;
             } else if (c == '\'' || c == '"' || c == '`') {
                 int end = closing(sql, i, c);
                 out.add(new Token(sql.substring(i, end), false));
@@ -43,6 +41,39 @@ public final class SqlTokens {
             }
         }
         return out;
+    }
+
+    /**
+     * The index of the first {@code ;} outside string literals, quoted identifiers and comments (where one statement
+     * ends), or -1 when there is none.
+     */
+    public static int firstSemicolon(String sql) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n) {
+            char c = sql.charAt(i);
+            int commentEnd = commentEnd(sql, i);
+            if (commentEnd >= 0) i = commentEnd;
+            else if (c == '\'' || c == '"' || c == '`') i = closing(sql, i, c);
+            else if (c == ';') return i;
+            else i++;
+        }
+        return -1;
+    }
+
+    /** When a comment starts at {@code i}, the index just after it (its line, or its closing star-slash); else -1. */
+    private static int commentEnd(String sql, int i) {
+        int n = sql.length();
+        if (i + 1 >= n) return -1;
+        if (sql.charAt(i) == '-' && sql.charAt(i + 1) == '-') {
+            int end = sql.indexOf('\n', i);
+            return end < 0 ? n : end;
+        }
+        if (sql.charAt(i) == '/' && sql.charAt(i + 1) == '*') {
+            int end = sql.indexOf("*/", i + 2);
+            return end < 0 ? n : end + 2;
+        }
+        return -1;
     }
 
     /** Index just after the quote closing the literal opened at {@code start}; doubled quotes are escapes. */
