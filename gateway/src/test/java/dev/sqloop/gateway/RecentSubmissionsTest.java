@@ -5,31 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.QuestionTask;
-import java.time.Clock;
+import dev.sqloop.testkit.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RecentSubmissionsTest {
-    private Instant now = Instant.parse("2026-11-24T10:00:00Z");
-    private final Clock clock = new Clock() {
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    };
+    private final ManualClock clock = new ManualClock("2026-11-24T10:00:00Z");
     private final RecentSubmissions recent = new RecentSubmissions(clock);
 
     private static QuestionTask task(String id, String tenant) {
@@ -50,14 +33,14 @@ class RecentSubmissionsTest {
         assertTrue(recent.question("q1", "a").isEmpty(), "and then it is forgotten here");
 
         recent.question(task("q2", "a"));
-        now = now.plus(RecentSubmissions.TTL).plusSeconds(1);
+        clock.advance(RecentSubmissions.TTL.plusSeconds(1));
         assertTrue(recent.question("q2", "a").isEmpty(), "forgotten after the TTL");
         assertEquals(0, recent.size());
     }
 
     @Test
     void shouldShowANewBatchWithNothingFinished() {
-        recent.batch(new BatchManifest(0, "b1", "a", 3, now));
+        recent.batch(new BatchManifest(0, "b1", "a", 3, clock.instant()));
         Map<String, Object> shown = recent.batch("b1", "a").orElseThrow();
         assertEquals(3, shown.get("total"));
         assertEquals(3L, ((Number) shown.get("pending")).longValue());
@@ -69,7 +52,7 @@ class RecentSubmissionsTest {
     void shouldHoldABoundedNumberOldestFirst() {
         for (int i = 0; i <= RecentSubmissions.MAX_ENTRIES; i++) {
             recent.question(task("q" + i, "a"));
-            now = now.plus(Duration.ofMillis(1));
+            clock.advance(Duration.ofMillis(1));
         }
         assertEquals(RecentSubmissions.MAX_ENTRIES, recent.size());
         assertTrue(recent.question("q0", "a").isEmpty(), "the oldest went first");

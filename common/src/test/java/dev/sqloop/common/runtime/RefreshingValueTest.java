@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -19,18 +16,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import dev.sqloop.testkit.ManualClock;
 import org.junit.jupiter.api.Test;
 
 class RefreshingValueTest {
     private static final Duration TTL = Duration.ofMinutes(10);
     private static final Duration PAUSE = Duration.ofSeconds(30);
 
-    private Instant now = Instant.parse("2026-11-27T10:00:00Z");
-    private final Clock clock = new Clock() {
-        @Override public ZoneId getZone() { return ZoneOffset.UTC; }
-        @Override public Clock withZone(ZoneId zone) { return this; }
-        @Override public Instant instant() { return now; }
-    };
+    private final ManualClock clock = new ManualClock("2026-11-27T10:00:00Z");
     /** Reloads handed to the background, run when the test says. */
     private final List<Runnable> reloads = new ArrayList<>();
     private final List<Exception> reported = new ArrayList<>();
@@ -66,15 +59,15 @@ class RefreshingValueTest {
         AtomicInteger loads = new AtomicInteger();
         RefreshingValue<String> value = value(() -> "v" + loads.incrementAndGet());
         assertEquals("v1", value.get());
-        now = now.plus(TTL).minusSeconds(1);
+        clock.advance(TTL.minusSeconds(1));
         assertEquals("v1", value.get());
         assertTrue(reloads.isEmpty(), "within the TTL nothing is reloaded");
-        now = now.plusSeconds(1);
+        clock.advance(Duration.ofSeconds(1));
         assertEquals("v1", value.get(), "after the TTL the value in use answers at once");
         assertEquals("v1", value.get());
         assertEquals(1, reloads.size(), "one reload at a time, however many callers");
         assertEquals(1, loads.get(), "the reload runs in the background, not in the caller");
-        Instant reloadStarted = now;
+        Instant reloadStarted = clock.instant();
         reloads.removeFirst().run();
         assertEquals("v2", value.get());
         assertEquals(reloadStarted, value.loadedAt());
@@ -92,15 +85,15 @@ class RefreshingValueTest {
         });
         assertEquals("v1", value.get());
         down[0] = true;
-        now = now.plus(TTL);
+        clock.advance(TTL);
         assertEquals("v1", value.get());
         reloads.removeFirst().run();
         assertEquals(1, reported.size(), "a failed reload is reported");
         assertEquals("connection refused", reported.getFirst().getMessage());
-        now = now.plus(PAUSE).minusSeconds(1);
+        clock.advance(PAUSE.minusSeconds(1));
         assertEquals("v1", value.get(), "the value in use keeps serving");
         assertTrue(reloads.isEmpty(), "no reload within the pause after a failure");
-        now = now.plusSeconds(1);
+        clock.advance(Duration.ofSeconds(1));
         down[0] = false;
         assertEquals("v1", value.get());
         reloads.removeFirst().run();
@@ -118,11 +111,11 @@ class RefreshingValueTest {
             return "schema";
         });
         assertEquals("connection refused", assertThrows(SQLException.class, value::get).getMessage());
-        now = now.plusSeconds(10);
+        clock.advance(Duration.ofSeconds(10));
         assertEquals("connection refused", assertThrows(SQLException.class, value::get).getMessage());
         assertEquals(1, loads.get(), "a caller within the pause gets the same failure without a load");
         assertNull(value.loadedAt());
-        now = now.plus(PAUSE);
+        clock.advance(PAUSE);
         down[0] = false;
         assertEquals("schema", value.get());
         assertEquals(2, loads.get());
@@ -138,7 +131,7 @@ class RefreshingValueTest {
             return "v" + loads.incrementAndGet();
         }, TTL, PAUSE, clock, RefreshingValue.daemonThread("schema-reload-test"), reported::add);
         assertEquals("v1", value.get());
-        now = now.plus(TTL);
+        clock.advance(TTL);
         assertEquals("v1", value.get());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!value.get().equals("v2") && System.nanoTime() < deadline) Thread.sleep(10);

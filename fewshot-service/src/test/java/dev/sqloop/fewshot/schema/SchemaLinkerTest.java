@@ -95,12 +95,7 @@ class SchemaLinkerTest {
         SchemaSource source = TestWarehouse.schemaSource(reloading);
         boolean[] down = {false};
         AtomicInteger reads = new AtomicInteger();
-        java.time.Instant[] now = {java.time.Instant.parse("2026-11-27T10:00:00Z")};
-        Clock clock = new Clock() {
-            @Override public java.time.ZoneId getZone() { return java.time.ZoneOffset.UTC; }
-            @Override public Clock withZone(java.time.ZoneId zone) { return this; }
-            @Override public java.time.Instant instant() { return now[0]; }
-        };
+        dev.sqloop.testkit.ManualClock clock = new dev.sqloop.testkit.ManualClock("2026-11-27T10:00:00Z");
         List<Runnable> reloads = new java.util.ArrayList<>();
         java.time.Duration ttl = java.time.Duration.ofMinutes(10);
         SchemaLinker linker = new SchemaLinker(ds -> {
@@ -122,7 +117,7 @@ class SchemaLinkerTest {
             st.execute("CREATE TABLE refunds (id INTEGER, order_id INTEGER, reason VARCHAR)");
         }
         down[0] = true;
-        now[0] = now[0].plus(ttl);
+        clock.advance(ttl);
         assertEquals(before, tables.get(), "the schema in use answers while it is reloaded");
         assertEquals(1, reloads.size(), "one reload");
         reloads.removeFirst().run();
@@ -131,7 +126,7 @@ class SchemaLinkerTest {
         assertEquals(List.of(), reloads, "and is not retried by every question");
         assertEquals(2, reads.get());
         down[0] = false;
-        now[0] = now[0].plus(SchemaLinker.RELOAD_RETRY_PAUSE);
+        clock.advance(SchemaLinker.RELOAD_RETRY_PAUSE);
         assertEquals(before, tables.get());
         reloads.removeFirst().run();
         List<String> after = tables.get();

@@ -6,23 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.sqloop.common.runtime.InfrastructureException;
 import java.sql.SQLException;
-import java.time.Clock;
+import dev.sqloop.testkit.ManualClock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class CachedSchemaCatalogTest {
-    private Instant now = Instant.parse("2026-11-22T10:00:00Z");
-    private final Clock clock = new Clock() {
-        @Override public ZoneId getZone() { return ZoneOffset.UTC; }
-        @Override public Clock withZone(ZoneId zone) { return this; }
-        @Override public Instant instant() { return now; }
-    };
+    private final ManualClock clock = new ManualClock("2026-11-22T10:00:00Z");
 
     private final List<Runnable> reloads = new ArrayList<>();
 
@@ -35,7 +27,7 @@ class CachedSchemaCatalogTest {
             return first;
         }, Duration.ofMinutes(5), clock, reloads::add);
         assertSame(first, cached.get());
-        now = now.plus(Duration.ofMinutes(6));
+        clock.advance(Duration.ofMinutes(6));
         assertSame(first, cached.get());
         reloads.removeFirst().run();
         assertEquals(2, calls.get());

@@ -18,10 +18,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -253,12 +250,7 @@ class DuckDbSchemaCatalogIT {
     @Test
     void shouldReloadTheCatalogAfterItsTtlWhileTheOneInUseServes() throws SQLException {
         AtomicInteger loads = new AtomicInteger();
-        Instant[] now = {Instant.parse("2026-11-22T10:00:00Z")};
-        Clock clock = new Clock() {
-            @Override public java.time.ZoneId getZone() { return ZoneOffset.UTC; }
-            @Override public Clock withZone(java.time.ZoneId zone) { return this; }
-            @Override public Instant instant() { return now[0]; }
-        };
+        dev.sqloop.testkit.ManualClock clock = new dev.sqloop.testkit.ManualClock("2026-11-22T10:00:00Z");
         List<Runnable> reloads = new java.util.ArrayList<>();
         CachedSchemaCatalog cached = new CachedSchemaCatalog(() -> {
             loads.incrementAndGet();
@@ -272,9 +264,9 @@ class DuckDbSchemaCatalogIT {
             st.execute("CREATE TABLE later.added (id INTEGER)");
         }
         try {
-            now[0] = now[0].plusSeconds(60);
+            clock.advance(Duration.ofSeconds(60));
             assertTrue(cached.get() == first && reloads.isEmpty() && loads.get() == 1, "within its TTL: no reload");
-            now[0] = now[0].plusSeconds(300);
+            clock.advance(Duration.ofSeconds(300));
             assertTrue(cached.get() == first && cached.get() == first, "the catalog in use serves while it is reloaded");
             assertEquals(1, reloads.size(), "one reload at a time");
             reloads.removeFirst().run();
