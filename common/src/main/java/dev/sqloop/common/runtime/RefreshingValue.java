@@ -18,8 +18,10 @@ import java.util.function.Consumer;
  *       large warehouse's schema (a query per table) never stalls the callers.</li>
  *   <li>While loads fail, the previous value keeps serving, and the next load waits {@code retryPause}: a metadata
  *       outage neither empties the value nor sends a load per caller at the failing source.</li>
- *   <li>A failed first load throws to the caller that ran it, and to every caller within {@code retryPause} of it
- *       without another load (each would wait for the same timeout).</li>
+ *   <li>A failed first load throws to the caller that ran it, and to every caller within {@link #FIRST_LOAD_PAUSE} of
+ *       it without another load: the callers queued behind it would each wait for the same timeout. The pause is short,
+ *       since with no value yet every caller fails meanwhile (a runner's retries of an outage must see the source back
+ *       soon after it is).</li>
  * </ul>
  */
 public final class RefreshingValue<V> {
@@ -29,6 +31,9 @@ public final class RefreshingValue<V> {
     public interface Loader<V> {
         V load() throws Exception;
     }
+
+    /** After a failed first load, how long callers get its failure without another load (at most {@code retryPause}). */
+    public static final Duration FIRST_LOAD_PAUSE = Duration.ofSeconds(2);
 
     private record Loaded<V>(V value, Instant at) {}
 
@@ -83,7 +88,8 @@ public final class RefreshingValue<V> {
             if (current != null) return current.value();
             Instant now = clock.instant();
             Failed last = failed;
-            if (last != null && pausing(now)) throw last.cause();
+            Duration pause = retryPause.compareTo(FIRST_LOAD_PAUSE) < 0 ? retryPause : FIRST_LOAD_PAUSE;
+            if (last != null && now.isBefore(last.at().plus(pause))) throw last.cause();
             try {
                 V value = Objects.requireNonNull(loader.load(), "loaded value");
                 loaded = new Loaded<>(value, now);

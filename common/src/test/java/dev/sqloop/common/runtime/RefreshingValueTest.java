@@ -102,7 +102,7 @@ class RefreshingValueTest {
     }
 
     @Test
-    void shouldFailAFirstLoadAndNotRetryItForEveryCallerWithinThePause() throws Exception {
+    void shouldFailAFirstLoadAndNotRetryItForEveryCallerQueuedBehindIt() throws Exception {
         AtomicInteger loads = new AtomicInteger();
         boolean[] down = {true};
         RefreshingValue<String> value = value(() -> {
@@ -111,14 +111,17 @@ class RefreshingValueTest {
             return "schema";
         });
         assertEquals("connection refused", assertThrows(SQLException.class, value::get).getMessage());
-        clock.advance(Duration.ofSeconds(10));
+        clock.advance(RefreshingValue.FIRST_LOAD_PAUSE.minusMillis(1));
         assertEquals("connection refused", assertThrows(SQLException.class, value::get).getMessage());
         assertEquals(1, loads.get(), "a caller within the pause gets the same failure without a load");
         assertNull(value.loadedAt());
-        clock.advance(PAUSE);
+        clock.advance(Duration.ofMillis(1));
+        assertEquals("connection refused", assertThrows(SQLException.class, value::get).getMessage());
+        assertEquals(2, loads.get(), "after the short pause a caller loads again (no value: the source may be back)");
+        clock.advance(RefreshingValue.FIRST_LOAD_PAUSE);
         down[0] = false;
         assertEquals("schema", value.get());
-        assertEquals(2, loads.get());
+        assertEquals(3, loads.get());
         assertTrue(reported.isEmpty(), "a first load's failure goes to its caller, not to the reload report");
     }
 

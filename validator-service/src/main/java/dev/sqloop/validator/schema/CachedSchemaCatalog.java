@@ -14,11 +14,11 @@ import org.slf4j.LoggerFactory;
  * A schema catalog reloaded when older than its TTL ({@link RefreshingValue}): only the first load is waited for;
  * after the TTL the catalog in use keeps serving while one reload runs in the background, and while reloads fail
  * (tried again every {@link #RETRY_PAUSE}). With no catalog yet, a failure is an {@link InfrastructureException}
- * (retried by the runner).
+ * (retried by the runner; the callers within {@link RefreshingValue#FIRST_LOAD_PAUSE} of it get it without another load).
  */
 public final class CachedSchemaCatalog {
     private static final Logger log = LoggerFactory.getLogger(CachedSchemaCatalog.class);
-    /** After a failed load, how long before the next try (the catalog in use serving meanwhile, if there is one). */
+    /** After a failed reload, how long the catalog in use serves before the next try. */
     static final Duration RETRY_PAUSE = Duration.ofSeconds(30);
 
     /** Reads a fresh catalog from the datasource. */
