@@ -28,7 +28,13 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public static final int PREVIEW_ROWS = 20;
 
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
-    private final Map<String, AllowListCheck.SessionScope> scopes = new ConcurrentHashMap<>();
+    /**
+     * Where each pooled session resolves names written without catalog or schema, read once per physical connection:
+     * PostgreSQL fixes a role's search path when a session starts ({@code DISCARD ALL} returns to it), so an
+     * administrator's {@code ALTER ROLE … SET search_path} reaches only sessions opened after it, and one reading per
+     * datasource (as before) checked the new sessions' bare names against the old path for the process's life.
+     */
+    private final Map<Connection, AllowListCheck.SessionScope> scopes = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     @Override
     public Result run(DatasourceConfig ds, String sql) {
@@ -37,8 +43,16 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             return Failed.refused(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
         }
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
-        EngineError refused = AllowListCheck.refusal(ds, verdict.query(), () -> scope(ds, profile));
-        if (refused != null) return Failed.refused(refused);
+        // refused before a connection is asked for, unless a bare name needs the session's scope to be judged
+        boolean bareNames = false;
+        try {
+            EngineError refused = AllowListCheck.refusal(ds, verdict.query(), () -> {
+                throw NeedsSession.INSTANCE;
+            });
+            if (refused != null) return Failed.refused(refused);
+        } catch (NeedsSession n) {
+            bareNames = true;
+        }
         long start = System.nanoTime();
         // the text the engine gets; null: planned through prepared-statement metadata, the query itself
         String sent = switch (ds.validationMode()) {
@@ -47,6 +61,16 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         };
         try (Connection c = pool(ds, profile).getConnection()) {
             profile.resetSession(c);
+            if (bareNames) {
+                // bare names are checked against where this very session resolves them
+                EngineError refused;
+                try {
+                    refused = AllowListCheck.refusal(ds, verdict.query(), () -> scope(c));
+                } catch (ScopeUnreadable u) {
+                    throw u.getCause();
+                }
+                if (refused != null) return Failed.refused(refused);
+            }
             Execution e = sent == null ? prepared(c, verdict.query(), ds, start)
                     : switch (ds.validationMode()) {
                         case LIMIT -> query(c, sent, ds, start);
@@ -110,28 +134,52 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         }
     }
 
-    /**
-     * Where the datasource's sessions resolve names written without catalog or schema, read once per datasource from a
-     * pooled connection (after the session reset queries get); the allow-list check asks only for such names.
-     */
-    private AllowListCheck.SessionScope scope(DatasourceConfig ds, EngineProfile profile) {
-        AllowListCheck.SessionScope known = scopes.get(ds.name());
-        if (known != null) return known;
-        try (Connection c = pool(ds, profile).getConnection()) {
-            profile.resetSession(c);
+    /** Where this session resolves bare names (read after its reset, once per physical connection). */
+    private AllowListCheck.SessionScope scope(Connection pooled) {
+        try {
+            Connection physical = pooled.isWrapperFor(Connection.class) ? pooled.unwrap(Connection.class) : pooled;
+            AllowListCheck.SessionScope known = scopes.get(physical);
+            if (known != null) return known;
             String catalog;
             try {
-                catalog = c.getCatalog();
+                catalog = pooled.getCatalog();
             } catch (SQLException | RuntimeException | AbstractMethodError e) {
                 catalog = null;
             }
             AllowListCheck.SessionScope scope = new AllowListCheck.SessionScope(catalog == null || catalog.isBlank() ? null : catalog,
-                    SessionSchemas.searchPath(c));
-            scopes.put(ds.name(), scope);
+                    SessionSchemas.searchPath(pooled));
+            scopes.put(physical, scope);
             return scope;
         } catch (SQLException e) {
-            throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + profile.errors().classify(e).message(), e);
+            throw new ScopeUnreadable(e);
         }
+    }
+
+    /** The allow-list check reached a bare name: it is judged again on the session that runs the query. */
+    private static final class NeedsSession extends RuntimeException {
+        static final NeedsSession INSTANCE = new NeedsSession();
+
+        private NeedsSession() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** The session's scope could not be read: reported like the query's own failure on that connection. */
+    private static final class ScopeUnreadable extends RuntimeException {
+        ScopeUnreadable(SQLException cause) {
+            super(cause);
+        }
+
+        @Override
+        public synchronized SQLException getCause() {
+            return (SQLException) super.getCause();
+        }
+    }
+
+    /** Retires every pooled connection of {@code ds} once it is returned (a test's new sessions). */
+    void retireConnections(DatasourceConfig ds) {
+        HikariDataSource pool = pools.get(ds.name());
+        if (pool != null && pool.getHikariPoolMXBean() != null) pool.getHikariPoolMXBean().softEvictConnections();
     }
 
     /** A pooled connection exactly as queries get it, for tests that prove the engine itself refuses writes. */

@@ -120,6 +120,37 @@ class PostgresSafeguardsIT {
         assertEquals(1, ok(executor, both, "SELECT count(*) FROM author").rowCount());
     }
 
+    /**
+     * An administrator's {@code ALTER ROLE … SET search_path} reaches the sessions opened after it: a bare name is checked
+     * against where the session that runs it resolves it. Before, the path read once per datasource was trusted for the
+     * process's life, and a new session's bare {@code probe_secrets} passed as a {@code public} name and read the
+     * secret from {@code probe}, outside the allow-list.
+     */
+    @Test
+    void shouldCheckABareNameAgainstTheSessionThatRunsItAfterTheRolesPathChanged() throws Exception {
+        String role = "path_probe_" + Long.toHexString(System.nanoTime());
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            st.execute("CREATE ROLE " + role + " LOGIN PASSWORD 'pw'");
+            st.execute("GRANT USAGE ON SCHEMA probe TO " + role);
+            st.execute("GRANT SELECT ON ALL TABLES IN SCHEMA probe, public TO " + role);
+        }
+        DatasourceConfig onlyPublic = DatasourceConfig.of("academic_role_path", Dialect.POSTGRES, pg.jdbcUrl("academic"), role, "pw")
+                .withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2))
+                .withAllowed(Set.of(), Set.of("public"), Set.of());
+        assertEquals(1, ok(executor, onlyPublic, "SELECT count(*) FROM author").rowCount(), "path: public, allowed");
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, fail(executor, onlyPublic, "SELECT * FROM probe_secrets").category(),
+                "not in public: the engine does not find it");
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            st.execute("ALTER ROLE " + role + " SET search_path = probe, public");
+        }
+        executor.retireConnections(onlyPublic); // the next query gets a session opened after the change
+        EngineError e = fail(executor, onlyPublic, "SELECT * FROM probe_secrets");
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category(), e.toString());
+        assertTrue(e.message().contains("without its schema") && e.message().contains("schemas probe, public"), e.message());
+        assertFalse(e.message().contains("the-secret"));
+        assertEquals(1, ok(executor, onlyPublic, "SELECT count(*) FROM public.author").rowCount());
+    }
+
     private static DatasourceConfig schemas(String name, String url, String allowed) {
         return DatasourceConfig.of(name, Dialect.POSTGRES, url, PostgresServer.READER, PostgresServer.READER_PASSWORD)
                 .withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2))
