@@ -31,8 +31,30 @@ final class AllowListCheck {
      */
     record SessionScope(String catalog, List<String> schemas) {}
 
+    /**
+     * What the query's own text decides: refused, allowed, or allowed as far as its qualified names go, with names written
+     * without their schema (or catalog) left to judge against where the session running it resolves them.
+     */
+    sealed interface Verdict permits Refused, Allowed, NeedsSession {}
+
+    record Refused(EngineError error) implements Verdict {}
+
+    record Allowed() implements Verdict {}
+
+    /** @param names the names written without the schema or catalog the allow-list restricts */
+    record NeedsSession(List<ObjectName> names) implements Verdict {}
+
     /** Null when the query may run, else the error to report; {@code session} is asked only when a name needs it. */
     static EngineError refusal(DatasourceConfig ds, String query, Supplier<SessionScope> session) {
+        return switch (check(ds, query)) {
+            case Refused r -> r.error();
+            case Allowed a -> null;
+            case NeedsSession n -> onSession(ds, n, session.get());
+        };
+    }
+
+    /** The verdict from the query alone, before any connection. */
+    static Verdict check(DatasourceConfig ds, String query) {
         boolean restricted = !ds.allowedCatalogs().isEmpty() || !ds.allowedSchemas().isEmpty() || !ds.allowedTables().isEmpty()
                 // DuckDB runs in this process: what the parser cannot read (FROM-first, PIVOT) could build an
                 // uninterruptible value, and the validator refuses the same texts, so the two agree
@@ -42,29 +64,35 @@ final class AllowListCheck {
             parsed = DialectParsers.forDialect(ds.dialect()).parse(query);
         } catch (SqlRejection r) {
             if (r.category() != ErrorCategory.SYNTAX_ERROR && r.category() != ErrorCategory.UNKNOWN) {
-                return EngineError.sql(r.category(), "refused by the executor: " + r.getMessage());
+                return new Refused(EngineError.sql(r.category(), "refused by the executor: " + r.getMessage()));
             }
-            return restricted ? EngineError.sql(r.category(), "refused by the executor (the allow-list cannot be checked): "
-                    + r.getMessage()) : null;
+            return restricted ? new Refused(EngineError.sql(r.category(), "refused by the executor (the allow-list cannot be checked): "
+                    + r.getMessage())) : new Allowed();
         } catch (RuntimeException | StackOverflowError e) {
-            return restricted ? EngineError.sql(ErrorCategory.SYNTAX_ERROR,
-                    "refused by the executor: the query could not be analysed against the allow-list; write it more simply") : null;
+            return restricted ? new Refused(EngineError.sql(ErrorCategory.SYNTAX_ERROR,
+                    "refused by the executor: the query could not be analysed against the allow-list; write it more simply"))
+                    : new Allowed();
         }
-        if (!restricted) return null;
+        if (!restricted) return new Allowed();
         for (ObjectName t : parsed.tables()) {
             if (!allowed(ds, t.parts())) {
-                return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
-                        + " is not in the allow-list of datasource " + ds.name(), t.text(), List.of());
+                return new Refused(EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
+                        + " is not in the allow-list of datasource " + ds.name(), t.text(), List.of()));
             }
         }
         // A name without its schema (or catalog) has none to check: the engine resolves it where the session points,
         // which must itself be allowed, else a bare name reads a schema the list leaves out
-        SessionScope scope = null;
-        for (ObjectName t : parsed.tables()) {
+        List<ObjectName> unqualified = parsed.tables().stream()
+                .filter(t -> t.parts().size() == 1 && !ds.allowedSchemas().isEmpty() || t.parts().size() <= 2 && !ds.allowedCatalogs().isEmpty())
+                .toList();
+        return unqualified.isEmpty() ? new Allowed() : new NeedsSession(unqualified);
+    }
+
+    /** Null when the names left to the session resolve inside the allow-list where {@code scope} points, else the error. */
+    static EngineError onSession(DatasourceConfig ds, NeedsSession pending, SessionScope scope) {
+        for (ObjectName t : pending.names()) {
             boolean bare = t.parts().size() == 1 && !ds.allowedSchemas().isEmpty();
             boolean noCatalog = t.parts().size() <= 2 && !ds.allowedCatalogs().isEmpty();
-            if (!bare && !noCatalog) continue;
-            if (scope == null) scope = session.get();
             String part = null;
             String where = null;
             if (noCatalog && (scope.catalog() == null || !ds.catalogAllowed(scope.catalog()))) {

@@ -43,16 +43,9 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             return Failed.refused(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
         }
         EngineProfile profile = EngineProfile.forDialect(ds.dialect());
-        // refused before a connection is asked for, unless a bare name needs the session's scope to be judged
-        boolean bareNames = false;
-        try {
-            EngineError refused = AllowListCheck.refusal(ds, verdict.query(), () -> {
-                throw NeedsSession.INSTANCE;
-            });
-            if (refused != null) return Failed.refused(refused);
-        } catch (NeedsSession n) {
-            bareNames = true;
-        }
+        // refused before a connection is asked for; a bare name is judged on the session that runs it
+        AllowListCheck.Verdict allowList = AllowListCheck.check(ds, verdict.query());
+        if (allowList instanceof AllowListCheck.Refused r) return Failed.refused(r.error());
         long start = System.nanoTime();
         // the text the engine gets; null: planned through prepared-statement metadata, the query itself
         String sent = switch (ds.validationMode()) {
@@ -61,14 +54,8 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         };
         try (Connection c = pool(ds, profile).getConnection()) {
             profile.resetSession(c);
-            if (bareNames) {
-                // bare names are checked against where this very session resolves them
-                EngineError refused;
-                try {
-                    refused = AllowListCheck.refusal(ds, verdict.query(), () -> scope(c));
-                } catch (ScopeUnreadable u) {
-                    throw u.getCause();
-                }
+            if (allowList instanceof AllowListCheck.NeedsSession pending) {
+                EngineError refused = AllowListCheck.onSession(ds, pending, scope(c));
                 if (refused != null) return Failed.refused(refused);
             }
             Execution e = sent == null ? prepared(c, verdict.query(), ds, start)
@@ -135,45 +122,20 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     }
 
     /** Where this session resolves bare names (read after its reset, once per physical connection). */
-    private AllowListCheck.SessionScope scope(Connection pooled) {
+    private AllowListCheck.SessionScope scope(Connection pooled) throws SQLException {
+        Connection physical = pooled.isWrapperFor(Connection.class) ? pooled.unwrap(Connection.class) : pooled;
+        AllowListCheck.SessionScope known = scopes.get(physical);
+        if (known != null) return known;
+        String catalog;
         try {
-            Connection physical = pooled.isWrapperFor(Connection.class) ? pooled.unwrap(Connection.class) : pooled;
-            AllowListCheck.SessionScope known = scopes.get(physical);
-            if (known != null) return known;
-            String catalog;
-            try {
-                catalog = pooled.getCatalog();
-            } catch (SQLException | RuntimeException | AbstractMethodError e) {
-                catalog = null;
-            }
-            AllowListCheck.SessionScope scope = new AllowListCheck.SessionScope(catalog == null || catalog.isBlank() ? null : catalog,
-                    SessionSchemas.searchPath(pooled));
-            scopes.put(physical, scope);
-            return scope;
-        } catch (SQLException e) {
-            throw new ScopeUnreadable(e);
+            catalog = pooled.getCatalog();
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            catalog = null;
         }
-    }
-
-    /** The allow-list check reached a bare name: it is judged again on the session that runs the query. */
-    private static final class NeedsSession extends RuntimeException {
-        static final NeedsSession INSTANCE = new NeedsSession();
-
-        private NeedsSession() {
-            super(null, null, false, false);
-        }
-    }
-
-    /** The session's scope could not be read: reported like the query's own failure on that connection. */
-    private static final class ScopeUnreadable extends RuntimeException {
-        ScopeUnreadable(SQLException cause) {
-            super(cause);
-        }
-
-        @Override
-        public synchronized SQLException getCause() {
-            return (SQLException) super.getCause();
-        }
+        AllowListCheck.SessionScope scope = new AllowListCheck.SessionScope(catalog == null || catalog.isBlank() ? null : catalog,
+                SessionSchemas.searchPath(pooled));
+        scopes.put(physical, scope);
+        return scope;
     }
 
     /** Retires every pooled connection of {@code ds} once it is returned (a test's new sessions). */
