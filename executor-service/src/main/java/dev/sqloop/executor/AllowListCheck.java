@@ -1,7 +1,6 @@
 package dev.sqloop.executor;
 
 import dev.sqloop.common.datasource.DatasourceConfig;
-import dev.sqloop.common.datasource.SessionSchemas;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.parse.DialectParsers;
 import dev.sqloop.parse.ObjectName;
@@ -27,7 +26,8 @@ final class AllowListCheck {
      * Where the datasource's sessions resolve a name written without its catalog or schema.
      *
      * @param catalog the session's catalog, null when unknown
-     * @param schemas the schemas a bare table name is looked up in ({@link SessionSchemas})
+     * @param schemas the schemas a bare table name is looked up in, as the engine names them
+     *     ({@link dev.sqloop.common.datasource.SessionSchemas#searchPath})
      */
     record SessionScope(String catalog, List<String> schemas) {}
 
@@ -55,7 +55,7 @@ final class AllowListCheck {
 
     /** The verdict from the query alone, before any connection. */
     static Verdict check(DatasourceConfig ds, String query) {
-        boolean restricted = !ds.allowedCatalogs().isEmpty() || !ds.allowedSchemas().isEmpty() || !ds.allowedTables().isEmpty()
+        boolean restricted = ds.allowList().restricts()
                 // DuckDB runs in this process: what the parser cannot read (FROM-first, PIVOT) could build an
                 // uninterruptible value, and the validator refuses the same texts, so the two agree
                 || ds.dialect() == dev.sqloop.common.Dialect.DUCKDB;
@@ -75,7 +75,8 @@ final class AllowListCheck {
         }
         if (!restricted) return new Allowed();
         for (ObjectName t : parsed.tables()) {
-            if (!allowed(ds, t.parts())) {
+            // the parts as the engine looks them up: on PostgreSQL "Sales" is not sales, and only an entry for it admits it
+            if (!allowed(ds, t.exact())) {
                 return new Refused(EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
                         + " is not in the allow-list of datasource " + ds.name(), t.text(), List.of()));
             }
@@ -98,7 +99,7 @@ final class AllowListCheck {
             if (noCatalog && (scope.catalog() == null || !ds.catalogAllowed(scope.catalog()))) {
                 part = "catalog";
                 where = scope.catalog() == null ? "no known catalog" : "catalog " + scope.catalog();
-            } else if (bare && !SessionSchemas.bareNamesAllowed(scope.schemas(), ds.allowedSchemas())) {
+            } else if (bare && !ds.allowList().bareNamesAllowed(scope.schemas())) {
                 part = "schema";
                 where = scope.schemas().isEmpty() ? "no known schema"
                         : (scope.schemas().size() == 1 ? "schema " : "schemas ") + String.join(", ", scope.schemas());

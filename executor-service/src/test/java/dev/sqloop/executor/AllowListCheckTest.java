@@ -65,4 +65,27 @@ class AllowListCheckTest {
         assertTrue(AllowListCheck.refusal(hive, "SELECT * FROM orders", session(asked, null, "sales")).message()
                 .contains("no known catalog"));
     }
+
+    /** On PostgreSQL a quoted name keeps its case: {@code "Sales"} is not {@code sales} (the real engine: PostgresSafeguardsIT). */
+    @Test
+    void shouldJudgeANameByTheObjectTheEngineResolvesItTo() {
+        AtomicInteger asked = new AtomicInteger();
+        DatasourceConfig pg = DatasourceConfig.of("pg", Dialect.POSTGRES, "jdbc:postgresql://h/db", "u", null);
+        DatasourceConfig sales = pg.withAllowed(Set.of(), Set.of("sales"), Set.of());
+        for (String sql : new String[] {"SELECT * FROM \"Sales\".orders", "SELECT * FROM sales.orders WHERE id IN (SELECT id FROM \"SALES\".orders)"}) {
+            EngineError e = AllowListCheck.refusal(sales, sql, session(asked, "db", "sales"));
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category(), sql);
+        }
+        for (String sql : new String[] {"SELECT * FROM sales.orders", "SELECT * FROM SALES.orders", "SELECT * FROM \"sales\".orders"}) {
+            assertNull(AllowListCheck.refusal(sales, sql, session(asked, "db", "sales")), sql);
+        }
+        DatasourceConfig quoted = pg.withAllowed(Set.of(), Set.of("\"Sales\""), Set.of());
+        assertNull(AllowListCheck.refusal(quoted, "SELECT * FROM \"Sales\".orders", session(asked, "db", "Sales")));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, AllowListCheck.refusal(quoted, "SELECT * FROM Sales.orders", session(asked, "db", "Sales")).category());
+        assertNull(AllowListCheck.refusal(quoted, "SELECT * FROM orders", session(asked, "db", "Sales")), "the path resolves in \"Sales\"");
+        assertTrue(AllowListCheck.refusal(sales, "SELECT * FROM orders", session(asked, "db", "Sales")).message().contains("schema Sales"));
+        // an engine matching names ignoring case: the same names are one schema
+        assertNull(AllowListCheck.refusal(TRINO.withAllowed(Set.of(), Set.of("sales"), Set.of()), "SELECT * FROM \"Sales\".orders",
+                session(asked, "hive", "sales")));
+    }
 }

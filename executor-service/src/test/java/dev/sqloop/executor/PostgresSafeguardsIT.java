@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,12 +42,7 @@ class PostgresSafeguardsIT {
         try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
             // readable by the executor's role: only the allow-list stands between a query and it
             // in its own schema: PostgresExecutorIT counts the tables of public
-            st.execute("CREATE SCHEMA IF NOT EXISTS probe");
-            st.execute("CREATE TABLE IF NOT EXISTS probe.probe_secrets (id int, secret text)");
-            st.execute("TRUNCATE probe.probe_secrets");
-            st.execute("INSERT INTO probe.probe_secrets VALUES (1, 'the-secret')");
-            st.execute("GRANT USAGE ON SCHEMA probe TO " + PostgresServer.READER);
-            st.execute("GRANT SELECT ON probe.probe_secrets TO " + PostgresServer.READER);
+            secrets(st, "probe", 1, "the-secret");
         }
         open = DatasourceConfig.of("academic_open", Dialect.POSTGRES, pg.jdbcUrl("academic"), PostgresServer.READER,
                 PostgresServer.READER_PASSWORD).withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2));
@@ -149,6 +145,79 @@ class PostgresSafeguardsIT {
         assertTrue(e.message().contains("without its schema") && e.message().contains("schemas probe, public"), e.message());
         assertFalse(e.message().contains("the-secret"));
         assertEquals(1, ok(executor, onlyPublic, "SELECT count(*) FROM public.author").rowCount());
+    }
+
+    /**
+     * PostgreSQL keeps a quoted name's case: {@code "Probe"} is a schema of its own beside {@code probe}. An allow-list
+     * naming {@code probe} must not admit {@code "Probe"} — names were compared ignoring case, and a query on
+     * {@code "Probe".probe_secrets} read that schema's secret — and one naming {@code "Probe"}, quoted, admits it alone.
+     * The same for a table list, and for a search path that resolves bare names in {@code "Probe"}.
+     */
+    @Test
+    void shouldTellASchemaFromItsQuotedNamesakeOfAnotherCase() throws Exception {
+        String role = "case_probe_" + Long.toHexString(System.nanoTime());
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            secrets(st, "\"Probe\"", 2, "the-other-secret");
+            st.execute("CREATE ROLE " + role + " LOGIN PASSWORD 'pw'");
+            st.execute("GRANT USAGE ON SCHEMA \"Probe\", probe TO " + role);
+            st.execute("GRANT SELECT ON ALL TABLES IN SCHEMA \"Probe\", probe TO " + role);
+            st.execute("ALTER ROLE " + role + " SET search_path = \"Probe\"");
+        }
+        try {
+            assertEquals(List.of(2), ok(executor, open, "SELECT id FROM \"Probe\".probe_secrets").preview().getFirst(),
+                    "the role itself may read it");
+            DatasourceConfig lower = schemas("academic_case_lower", pg.jdbcUrl("academic"), "probe");
+            for (String sql : List.of("SELECT * FROM \"Probe\".probe_secrets", "SELECT * FROM academic.\"Probe\".probe_secrets",
+                    "SELECT secret FROM probe.probe_secrets UNION ALL SELECT secret FROM \"Probe\".probe_secrets")) {
+                EngineError e = fail(executor, lower, sql);
+                assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category(), sql + ": " + e);
+                assertTrue(e.message().contains("not in the allow-list"), e.message());
+                assertFalse(e.message().contains("the-other-secret"));
+            }
+            // unquoted, any case, or quoted in lower case: the engine's probe
+            for (String sql : List.of("SELECT id FROM probe.probe_secrets", "SELECT id FROM PROBE.probe_secrets",
+                    "SELECT id FROM \"probe\".probe_secrets")) {
+                assertEquals(List.of(1), ok(executor, lower, sql).preview().getFirst(), sql);
+            }
+
+            DatasourceConfig quoted = schemas("academic_case_quoted", pg.jdbcUrl("academic"), "\"Probe\"");
+            assertEquals(List.of(2), ok(executor, quoted, "SELECT id FROM \"Probe\".probe_secrets").preview().getFirst());
+            for (String sql : List.of("SELECT * FROM probe.probe_secrets", "SELECT * FROM Probe.probe_secrets")) {
+                assertEquals(ErrorCategory.TABLE_NOT_FOUND, fail(executor, quoted, sql).category(), sql);
+            }
+
+            DatasourceConfig table = open.withAllowed(Set.of(), Set.of(), Set.of("probe.probe_secrets"));
+            table = new DatasourceConfig("academic_case_table", table.dialect(), table.jdbcUrl(), table.user(), table.password(),
+                    Set.of(), Set.of(), Set.of("probe.probe_secrets"), 50, Duration.ofSeconds(2), Duration.ofSeconds(2), null, 1,
+                    java.util.Map.of());
+            assertEquals(1, ok(executor, table, "SELECT * FROM probe.probe_secrets").rowCount());
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, fail(executor, table, "SELECT * FROM \"Probe\".probe_secrets").category());
+
+            // bare names resolve in "Probe": a list naming probe lets none through, one naming "Probe" does
+            DatasourceConfig pathLower = DatasourceConfig.of("academic_case_path_lower", Dialect.POSTGRES, pg.jdbcUrl("academic"), role, "pw")
+                    .withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2)).withAllowed(Set.of(), Set.of("probe"), Set.of());
+            EngineError bare = fail(executor, pathLower, "SELECT * FROM probe_secrets");
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, bare.category(), bare.toString());
+            assertTrue(bare.message().contains("without its schema") && bare.message().contains("schema Probe"), bare.message());
+            DatasourceConfig pathQuoted = DatasourceConfig.of("academic_case_path_quoted", Dialect.POSTGRES, pg.jdbcUrl("academic"), role, "pw")
+                    .withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2)).withAllowed(Set.of(), Set.of("\"Probe\""), Set.of());
+            assertEquals(List.of(2), ok(executor, pathQuoted, "SELECT id FROM probe_secrets").preview().getFirst());
+        } finally {
+            // other tests of this database read every schema's tables
+            try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+                st.execute("DROP SCHEMA IF EXISTS \"Probe\" CASCADE");
+            }
+        }
+    }
+
+    /** {@code schema.probe_secrets} holding one row, readable by the executor's role. */
+    private static void secrets(Statement st, String schema, int id, String secret) throws java.sql.SQLException {
+        st.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+        st.execute("CREATE TABLE IF NOT EXISTS " + schema + ".probe_secrets (id int, secret text)");
+        st.execute("TRUNCATE " + schema + ".probe_secrets");
+        st.execute("INSERT INTO " + schema + ".probe_secrets VALUES (" + id + ", '" + secret + "')");
+        st.execute("GRANT USAGE ON SCHEMA " + schema + " TO " + PostgresServer.READER);
+        st.execute("GRANT SELECT ON " + schema + ".probe_secrets TO " + PostgresServer.READER);
     }
 
     private static DatasourceConfig schemas(String name, String url, String allowed) {

@@ -7,14 +7,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * One named warehouse connection: its dialect, where it is, who connects (the password never appears in
  * {@link #toString()}), what it may read, and how queries on it are bounded.
  *
  * @param name            lower-case id, as questions name it ({@code sqloop-datasource} header)
- * @param allowedCatalogs empty means every catalog; names are compared case-insensitively
+ * @param allowedCatalogs empty means every catalog; names compare as the engine compares them ({@link AllowList}:
+ *                        ignoring case, but on PostgreSQL a quoted entry keeps its case, {@code "Sales"})
  * @param allowedSchemas  empty means every schema
  * @param allowedTables   empty means every table; entries may be qualified ({@code sales.orders})
  * @param rowLimit        the most rows a query returns (the executor's LIMIT wrapper)
@@ -50,9 +50,10 @@ public record DatasourceConfig(
         Objects.requireNonNull(dialect, "dialect");
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         name = name.toLowerCase(Locale.ROOT);
-        allowedCatalogs = lower(allowedCatalogs);
-        allowedSchemas = lower(allowedSchemas);
-        allowedTables = lower(allowedTables);
+        AllowList allowed = new AllowList(dialect.quotedNamesKeepCase(), allowedCatalogs, allowedSchemas, allowedTables);
+        allowedCatalogs = allowed.catalogs();
+        allowedSchemas = allowed.schemas();
+        allowedTables = allowed.tables();
         if (rowLimit < 1) throw new IllegalArgumentException("rowLimit must be >= 1, was " + rowLimit);
         queryTimeout = queryTimeout == null ? DEFAULT_QUERY_TIMEOUT : queryTimeout;
         connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
@@ -102,25 +103,24 @@ public record DatasourceConfig(
                 queryTimeout, connectTimeout, validationMode, poolSize, properties, safeguards);
     }
 
+    /** The allow-lists with the engine's way of comparing names. */
+    public AllowList allowList() {
+        return new AllowList(dialect.quotedNamesKeepCase(), allowedCatalogs, allowedSchemas, allowedTables);
+    }
+
+    /** @see AllowList#catalogAllowed */
     public boolean catalogAllowed(String catalog) {
-        return allowedCatalogs.isEmpty() || catalog == null || allowedCatalogs.contains(catalog.toLowerCase(Locale.ROOT));
+        return allowList().catalogAllowed(catalog);
     }
 
+    /** @see AllowList#schemaAllowed */
     public boolean schemaAllowed(String schema) {
-        return allowedSchemas.isEmpty() || schema == null || allowedSchemas.contains(schema.toLowerCase(Locale.ROOT));
+        return allowList().schemaAllowed(schema);
     }
 
-    /**
-     * Whether a table may be read: its catalog and schema are allowed, and the table list is empty or names it
-     * (bare, {@code schema.table} or {@code catalog.schema.table}).
-     */
+    /** The parts as the engine names them (null where not known); see {@link AllowList#tableAllowed}. */
     public boolean tableAllowed(String catalog, String schema, String table) {
-        if (!catalogAllowed(catalog) || !schemaAllowed(schema)) return false;
-        if (allowedTables.isEmpty()) return true;
-        String t = table.toLowerCase(Locale.ROOT);
-        String s = schema == null ? null : schema.toLowerCase(Locale.ROOT) + "." + t;
-        String c = s == null || catalog == null ? null : catalog.toLowerCase(Locale.ROOT) + "." + s;
-        return allowedTables.contains(t) || (s != null && allowedTables.contains(s)) || (c != null && allowedTables.contains(c));
+        return allowList().tableAllowed(catalog, schema, table);
     }
 
     /** The JDBC URL without any {@code password=} parameter, for logs. */
@@ -142,15 +142,6 @@ public record DatasourceConfig(
         Map<String, String> out = new java.util.TreeMap<>();
         properties.forEach((k, v) -> out.put(k, k.toLowerCase(Locale.ROOT).matches(".*(password|secret|token|key).*") ? "****" : v));
         return out;
-    }
-
-    private static Set<String> lower(Set<String> names) {
-        if (names == null) return Set.of();
-        Set<String> out = new TreeSet<>();
-        for (String n : names) {
-            if (n != null && !n.isBlank()) out.add(n.trim().toLowerCase(Locale.ROOT));
-        }
-        return java.util.Collections.unmodifiableSet(out);
     }
 
     static List<String> split(String csv) {

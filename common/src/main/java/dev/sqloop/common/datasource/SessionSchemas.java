@@ -7,12 +7,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * Where a session resolves a table name written without its schema: the schema-context linker names tables by it, the
  * validator resolves bare names by it, and the executor checks it against the schema allow-list (a bare name carries no
- * schema to check).
+ * schema to check: {@link AllowList#bareNamesAllowed}).
  */
 public final class SessionSchemas {
     private SessionSchemas() {}
@@ -33,16 +32,6 @@ public final class SessionSchemas {
         } catch (SQLException | RuntimeException | AbstractMethodError e) {
             return List.of();
         }
-    }
-
-    /**
-     * Whether a bare table name stays inside a schema allow-list (lower case, as {@link DatasourceConfig} and the
-     * validator's options keep it): no list, or a known path whose every schema the list names. One rule for the
-     * linker (bare names or {@code schema.table}), the validator and the executor.
-     */
-    public static boolean bareNamesAllowed(List<String> path, Set<String> allowedSchemas) {
-        return allowedSchemas.isEmpty()
-                || !path.isEmpty() && path.stream().allMatch(s -> allowedSchemas.contains(s.toLowerCase(Locale.ROOT)));
     }
 
     /** PostgreSQL's search path as the session resolves it, in order; empty when it cannot be read. */

@@ -1,6 +1,7 @@
 package dev.sqloop.fewshot.schema;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.AllowList;
 import dev.sqloop.common.datasource.DistinctValues;
 import dev.sqloop.common.datasource.InformationSchemaColumns;
 import dev.sqloop.common.datasource.PostgresRelations;
@@ -78,13 +79,17 @@ public final class JdbcSchemaSource implements SchemaSource {
             // the schemas bare names resolve in (a table of another schema would reach the prompt by a bare name the engine
             // then resolves in these: a Trino datasource per schema of a shared catalog got the whole catalog's tables)
             List<String> path = SessionSchemas.searchPath(c);
-            Set<String> allowed = allowedSchemas.apply(datasource);
-            if (!SessionSchemas.bareNamesAllowed(path, allowed)) {
+            // PostgreSQL folds an unquoted name to lower case and keeps a quoted one's: "Sales" is not sales, here as in
+            // the executor's allow-list check
+            boolean foldsToLower = product.contains("postgresql");
+            AllowList allowList = new AllowList(foldsToLower, Set.of(), allowedSchemas.apply(datasource), Set.of());
+            Set<String> allowed = allowList.schemas();
+            if (!allowList.bareNamesAllowed(path)) {
                 // bare names resolve (partly) outside the allow-list, and the executor refuses them: every table is
                 // offered as schema.table, from the allowed schemas only
                 path = List.of();
             }
-            Set<String> spelled = allowed.isEmpty() ? allowed : spelled(c, allowed);
+            Set<String> spelled = allowed.isEmpty() ? allowed : spelled(c, allowList);
             // a configured schema is read in place of the path, its tables bare only if the session resolves them there
             List<String> scopes = schema != null ? scopes(List.of(schema), spelled) : scopes(path, spelled);
             // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples): it samples rows
@@ -103,8 +108,7 @@ public final class JdbcSchemaSource implements SchemaSource {
             }
             // HiveServer2's backticks, else the standard double quotes of the information_schema engines
             UnaryOperator<String> quote = (hive ? Dialect.HIVE : Dialect.TRINO)::quote;
-            // PostgreSQL folds an unquoted name to lower case: a mixed-case one must be quoted to be found
-            boolean foldsToLower = product.contains("postgresql");
+            // a mixed-case name must be quoted on PostgreSQL to be found
             UnaryOperator<String> written = name -> Identifiers.written(name, foldsToLower, quote);
             Map<String, String> tableRemarks = new HashMap<>();
             Map<String, String> columnRemarks = new HashMap<>();
@@ -162,16 +166,16 @@ public final class JdbcSchemaSource implements SchemaSource {
     }
 
     /**
-     * The allowed schemas as the engine spells them (the allow-list is lower case; PostgreSQL and DuckDB keep a schema's
-     * case), so each is read with an exact match the engine can push down.
+     * The allowed schemas as the engine spells them (the allow-list holds them folded, {@link AllowList}; PostgreSQL and
+     * DuckDB keep a schema's case), so each is read with an exact match the engine can push down.
      */
-    private static Set<String> spelled(Connection c, Set<String> allowed) {
+    private static Set<String> spelled(Connection c, AllowList allowList) {
         Set<String> out = new TreeSet<>();
-        Set<String> unmatched = new HashSet<>(allowed);
+        Set<String> unmatched = new HashSet<>(allowList.schemas());
         try (ResultSet rs = c.getMetaData().getSchemas()) {
             while (rs.next()) {
                 String s = rs.getString("TABLE_SCHEM");
-                if (s != null && unmatched.remove(s.toLowerCase(Locale.ROOT))) out.add(s);
+                if (s != null && unmatched.remove(allowList.key(s))) out.add(s);
             }
         } catch (SQLException | RuntimeException e) {
             // no schema list from this driver: the names as configured

@@ -1,11 +1,11 @@
 package dev.sqloop.validator.schema;
 
+import dev.sqloop.common.Dialect;
 import dev.sqloop.common.config.EnvConfig;
+import dev.sqloop.common.datasource.AllowList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * How a schema catalog is loaded from a datasource.
@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
  * @param catalogs Trino catalogs to read {@code information_schema} from (empty: the connection's catalog)
  * @param allowedSchemas schemas whose tables may be queried (empty: all but system schemas; on Hive/Spark, the
  *     JDBC URL's database only, since each table costs a DESCRIBE)
- * @param allowedTables tables that may be queried, as {@code table} or {@code schema.table} (empty: all)
+ * @param allowedTables tables that may be queried, as {@code table} or {@code schema.table} (empty: all); both lists
+ *     as written, compared the way the datasource's engine compares names ({@link #allowList})
  * @param valueIndexMaxDistinct text columns with at most this many distinct values are indexed (0: no index)
  * @param valueIndexMaxColumns at most this many columns are indexed per load, bounding the load's cost
  */
@@ -24,8 +25,8 @@ public record CatalogLoadOptions(List<String> catalogs, Set<String> allowedSchem
 
     public CatalogLoadOptions {
         catalogs = List.copyOf(catalogs);
-        allowedSchemas = lower(allowedSchemas);
-        allowedTables = lower(allowedTables);
+        allowedSchemas = Set.copyOf(allowedSchemas);
+        allowedTables = Set.copyOf(allowedTables);
     }
 
     /** Reads {@code <prefix>CATALOGS}, {@code ALLOWED_SCHEMAS}, {@code ALLOWED_TABLES} (comma lists), {@code VALUE_INDEX_MAX_DISTINCT}. */
@@ -37,18 +38,12 @@ public record CatalogLoadOptions(List<String> catalogs, Set<String> allowedSchem
                 env.integer(prefix + "VALUE_INDEX_MAX_COLUMNS", 200, 0, 100_000));
     }
 
-    public boolean allows(String schema, String table) {
-        String s = schema == null ? null : schema.toLowerCase(Locale.ROOT);
-        String t = table.toLowerCase(Locale.ROOT);
-        if (!allowedSchemas.isEmpty() && (s == null || !allowedSchemas.contains(s))) return false;
-        return allowedTables.isEmpty() || allowedTables.contains(t) || s != null && allowedTables.contains(s + "." + t);
+    /** The lists as {@code dialect} compares names (on PostgreSQL a quoted entry keeps its case). */
+    public AllowList allowList(Dialect dialect) {
+        return AllowList.of(dialect, Set.of(), allowedSchemas, allowedTables);
     }
 
     private static List<String> list(String csv) {
         return Arrays.stream(csv.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
-    }
-
-    private static Set<String> lower(Set<String> in) {
-        return in.stream().map(x -> x.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
     }
 }

@@ -1,6 +1,7 @@
 package dev.sqloop.validator.schema;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.datasource.AllowList;
 import dev.sqloop.common.datasource.DistinctValues;
 import dev.sqloop.common.datasource.InformationSchemaColumns;
 import dev.sqloop.common.datasource.SessionSchemas;
@@ -33,10 +34,12 @@ public final class JdbcSchemaCatalogLoader {
 
     private final Dialect dialect;
     private final CatalogLoadOptions options;
+    private final AllowList allowList;
 
     public JdbcSchemaCatalogLoader(Dialect dialect, CatalogLoadOptions options) {
         this.dialect = dialect;
         this.options = options;
+        this.allowList = options.allowList(dialect);
     }
 
     public SchemaCatalog load(Connection connection) throws SQLException {
@@ -51,7 +54,7 @@ public final class JdbcSchemaCatalogLoader {
         b.defaultSchema(defaultSchema);
         List<String> path = searchPath(connection, defaultSchema);
         b.searchPath(path);
-        b.bareNamesOutsideAllowList(!SessionSchemas.bareNamesAllowed(path, options.allowedSchemas()));
+        b.bareNamesOutsideAllowList(!allowList.bareNamesAllowed(path));
         indexValues(connection, ownSchemasFirst(tables, path), b);
         return b.build();
     }
@@ -77,7 +80,7 @@ public final class JdbcSchemaCatalogLoader {
             for (InformationSchemaColumns.Column col : InformationSchemaColumns.read(c, catalog == null ? null : dialect.quote(catalog), null)) {
                 String schema = col.schema();
                 String table = col.table();
-                if (SYSTEM_SCHEMAS.contains(schema.toLowerCase(Locale.ROOT)) || !options.allows(schema, table)) continue;
+                if (SYSTEM_SCHEMAS.contains(schema.toLowerCase(Locale.ROOT)) || !allowList.tableAllowed(null, schema, table)) continue;
                 // Postgres has one database per connection: its name is not part of a table reference.
                 String cat = dialect == Dialect.TRINO || dialect == Dialect.PRESTO ? col.catalog() : null;
                 tables.computeIfAbsent(cat + "." + schema + "." + table, k -> new TableSchema.Builder(cat, schema, table))
@@ -93,7 +96,7 @@ public final class JdbcSchemaCatalogLoader {
      * databases and every table costs one DESCRIBE round trip.
      */
     private List<TableSchema> showTables(Connection c, String currentDatabase) throws SQLException {
-        List<String> databases = options.allowedSchemas().isEmpty() ? List.of(currentDatabase) : List.copyOf(options.allowedSchemas());
+        List<String> databases = allowList.schemas().isEmpty() ? List.of(currentDatabase) : List.copyOf(allowList.schemas());
         List<TableSchema> out = new ArrayList<>();
         for (String db : databases) {
             List<String> names = new ArrayList<>();
@@ -106,7 +109,7 @@ public final class JdbcSchemaCatalogLoader {
                 }
             }
             for (String name : names) {
-                if (!options.allows(db, name)) continue;
+                if (!allowList.tableAllowed(null, db, name)) continue;
                 TableSchema.Builder t = new TableSchema.Builder(null, db, name);
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("DESCRIBE " + dialect.quote(db) + "." + dialect.quote(name))) {
                     while (rs.next()) {

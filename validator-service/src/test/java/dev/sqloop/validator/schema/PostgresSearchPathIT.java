@@ -40,6 +40,7 @@ class PostgresSearchPathIT {
         try (Connection c = pg.superuser(DB); Statement st = c.createStatement()) {
             st.execute("DROP SCHEMA IF EXISTS s1 CASCADE");
             st.execute("DROP SCHEMA IF EXISTS s2 CASCADE");
+            st.execute("DROP SCHEMA IF EXISTS \"S2\" CASCADE");
             st.execute("DROP TABLE IF EXISTS public.orders, public.regions");
             st.execute("CREATE SCHEMA s1");
             st.execute("CREATE SCHEMA s2");
@@ -48,9 +49,12 @@ class PostgresSearchPathIT {
             st.execute("CREATE TABLE s1.orders (id int, total numeric)"); // shadows public.orders on the path
             st.execute("CREATE TABLE s1.customers (id int, name text)");
             st.execute("CREATE TABLE s2.secrets (id int, token text)");
+            // a schema of its own beside s2, told apart only by its quoted name's case
+            st.execute("CREATE SCHEMA \"S2\"");
+            st.execute("CREATE TABLE \"S2\".keys (id int, token text)");
             // created quoted, as a schema migrated from another engine is (Chinook's "Album"): found only quoted
             st.execute("CREATE TABLE s1.\"Album\" (\"AlbumId\" int, \"Title\" text, \"user\" text)");
-            for (String s : List.of("public", "s1", "s2")) {
+            for (String s : List.of("public", "s1", "s2", "\"S2\"")) {
                 st.execute("GRANT USAGE ON SCHEMA " + s + " TO " + PostgresServer.READER);
                 st.execute("GRANT SELECT ON ALL TABLES IN SCHEMA " + s + " TO " + PostgresServer.READER);
             }
@@ -157,6 +161,27 @@ class PostgresSearchPathIT {
         // every schema of the path allowed: bare names resolve as before
         assertEquals(List.of(), StaticValidator.validate("SELECT total FROM orders",
                 new ValidationTarget(Dialect.POSTGRES, catalog(Set.of("s1", "public"))), null));
+    }
+
+    /**
+     * {@code s2} and {@code "S2"} are two schemas to PostgreSQL: an allow-list naming {@code s2} offers and resolves
+     * {@code s2}'s tables alone, and one naming {@code "S2"}, quoted, {@code "S2"}'s alone (as the executor enforces it).
+     * Before, names were compared ignoring case and both schemas' tables reached the prompt and the validator's catalog.
+     */
+    @Test
+    void shouldTellAnAllowedSchemaFromItsNamesakeOfAnotherCase() throws SQLException {
+        assertEquals(List.of("s1.Album", "s1.customers", "s1.orders", "s2.secrets"), offered(Set.of("s1", "s2")));
+        ValidationTarget lower = new ValidationTarget(Dialect.POSTGRES, catalog(Set.of("s1", "s2")));
+        assertEquals(List.of(), StaticValidator.validate("SELECT token FROM s2.secrets", lower, null));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, single(StaticValidator.validate("SELECT token FROM \"S2\".keys", lower, null)).category());
+
+        List<TableInfo> quoted = tables(Set.of("s1", "\"S2\""));
+        assertEquals(List.of("S2.keys", "s1.Album", "s1.customers", "s1.orders"), quoted.stream().map(TableInfo::name).sorted().toList());
+        TableInfo keys = quoted.stream().filter(t -> t.name().equals("S2.keys")).findFirst().orElseThrow();
+        assertEquals("S2.keys", resolvedByPostgres(keys.written()), "offered as PostgreSQL finds it: " + keys.written());
+        ValidationTarget upper = new ValidationTarget(Dialect.POSTGRES, catalog(Set.of("s1", "\"S2\"")));
+        assertEquals(List.of(), StaticValidator.validate("SELECT token FROM \"S2\".keys", upper, null));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, single(StaticValidator.validate("SELECT token FROM s2.secrets", upper, null)).category());
     }
 
     private static Issue single(List<Issue> issues) {
