@@ -7,6 +7,8 @@ import dev.sqloop.parse.ObjectName;
 import dev.sqloop.parse.ParsedQuery;
 import dev.sqloop.parse.SqlRejection;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -29,7 +31,21 @@ final class AllowListCheck {
      * @param schemas the schemas a bare table name is looked up in, as the engine names them
      *     ({@link dev.sqloop.common.datasource.SessionSchemas#searchPath})
      */
-    record SessionScope(String catalog, List<String> schemas) {}
+    record SessionScope(String catalog, List<String> schemas, Map<String, Set<String>> implicit) {
+        /**
+         * @param implicit per schema the engine searches for a bare name without the path naming it (PostgreSQL's
+         *     {@code pg_catalog}, searched first), the relation names it holds there
+         *     ({@link dev.sqloop.common.datasource.SessionSchemas#implicitRelations})
+         */
+        SessionScope {
+            schemas = List.copyOf(schemas);
+            implicit = Map.copyOf(implicit);
+        }
+
+        SessionScope(String catalog, List<String> schemas) {
+            this(catalog, schemas, Map.of());
+        }
+    }
 
     /**
      * What the query's own text decides: refused, allowed, or allowed as far as its qualified names go, with names written
@@ -108,6 +124,17 @@ final class AllowListCheck {
                 return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
                         + " is written without its " + part + ", and datasource " + ds.name() + " resolves such names in "
                         + where + ", outside its allow-list: write it with an allowed " + part, t.text(), List.of());
+            }
+            // a schema searched before the path (PostgreSQL's pg_catalog) takes the names it holds: a bare pg_stats reads
+            // the statistics, most common values included, of tables outside the list
+            if (bare) {
+                for (Map.Entry<String, Set<String>> e : scope.implicit().entrySet()) {
+                    if (e.getValue().contains(t.exact().getFirst()) && !ds.allowList().schemaAllowed(e.getKey())) {
+                        return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
+                                + " is written without its schema, and datasource " + ds.name() + " resolves it in the system"
+                                + " schema " + e.getKey() + ", outside its allow-list", t.text(), List.of());
+                    }
+                }
             }
         }
         return null;

@@ -133,7 +133,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             catalog = null;
         }
         AllowListCheck.SessionScope scope = new AllowListCheck.SessionScope(catalog == null || catalog.isBlank() ? null : catalog,
-                SessionSchemas.searchPath(pooled));
+                SessionSchemas.searchPath(pooled), SessionSchemas.implicitRelations(pooled));
         scopes.put(physical, scope);
         return scope;
     }

@@ -57,6 +57,23 @@ class DuckDbSafeguardsIT {
         executor.close();
     }
 
+    /**
+     * DuckDB resolves a bare name in its system catalog too ({@code system.main}, {@code system.pg_catalog}): with a
+     * list allowing {@code main}, a bare {@code duckdb_tables} listed every schema's tables and their DDL.
+     */
+    @Test
+    void shouldRefuseABareNameThatResolvesInTheSystemCatalog() {
+        DatasourceConfig onlyMain = new DatasourceConfig("caps_main", Dialect.DUCKDB, ds.jdbcUrl(), null, null, Set.of(),
+                Set.of("main"), Set.of(), 100, Duration.ofSeconds(3), Duration.ofSeconds(5), null, 1, Map.of(), ds.safeguards());
+        assertTrue(ok(executor, ds, "SELECT count(*) FROM duckdb_tables").rowCount() > 0, "the engine itself resolves it");
+        for (String sql : new String[] {"SELECT * FROM duckdb_tables", "SELECT relname FROM pg_class", "SELECT count(*) FROM duckdb_columns"}) {
+            EngineError e = fail(executor, onlyMain, sql);
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category(), sql + ": " + e);
+            assertTrue(e.message().contains("system schema system."), e.message());
+        }
+        assertEquals(1, ok(executor, onlyMain, "SELECT count(*) FROM orders").rowCount(), "the list's own bare names still run");
+    }
+
     @Test
     void shouldOpenTheFileWithTheDatasourcesCaps() throws Exception {
         Map<String, String> settings = new HashMap<>();

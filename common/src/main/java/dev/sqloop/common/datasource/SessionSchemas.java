@@ -5,8 +5,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Where a session resolves a table name written without its schema: the schema-context linker names tables by it, the
@@ -34,6 +37,35 @@ public final class SessionSchemas {
         }
     }
 
+    /**
+     * The relations a bare name reaches in a schema the engine searches without the path naming it, by schema:
+     * PostgreSQL's {@code pg_catalog}, searched before the path unless the path places it ({@code pg_stats},
+     * {@code pg_roles}, ...); DuckDB's {@code system.main} and {@code system.pg_catalog} ({@code duckdb_tables},
+     * {@code pg_class}, ...); empty elsewhere. Read once per session by the executor, whose schema allow-list must then
+     * refuse those names too. Throws when the engine does not answer: a name it cannot judge is not let through.
+     */
+    public static Map<String, Set<String>> implicitRelations(Connection c) throws SQLException {
+        String sql;
+        if (postgres(c)) {
+            sql = "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pg_catalog'";
+        } else if (product(c).contains("duckdb")) {
+            // information_schema is not searched: a bare tables or columns is the user's own
+            sql = "SELECT database_name || '.' || schema_name, view_name FROM duckdb_views()"
+                    + " WHERE database_name = 'system' AND schema_name <> 'information_schema'"
+                    + " UNION ALL SELECT database_name || '.' || schema_name, table_name FROM duckdb_tables()"
+                    + " WHERE database_name = 'system' AND schema_name <> 'information_schema'";
+        } else {
+            return Map.of();
+        }
+        Map<String, Set<String>> out = new java.util.TreeMap<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) out.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getString(2));
+        }
+        out.replaceAll((schema, names) -> Set.copyOf(names));
+        return Map.copyOf(out);
+    }
+
     /** PostgreSQL's search path as the session resolves it, in order; empty when it cannot be read. */
     public static List<String> postgresSearchPath(Connection c) {
         List<String> path = new ArrayList<>();
@@ -47,11 +79,16 @@ public final class SessionSchemas {
     }
 
     static boolean postgres(Connection c) {
+        return product(c).contains("postgresql");
+    }
+
+    /** The driver's product name in lower case, empty when unknown. */
+    private static String product(Connection c) {
         try {
             String product = c.getMetaData().getDatabaseProductName();
-            return product != null && product.toLowerCase(Locale.ROOT).contains("postgresql");
+            return product == null ? "" : product.toLowerCase(Locale.ROOT);
         } catch (SQLException | RuntimeException e) {
-            return false;
+            return "";
         }
     }
 }
