@@ -84,8 +84,34 @@ class AllowListCheckTest {
         assertEquals(ErrorCategory.TABLE_NOT_FOUND, AllowListCheck.refusal(quoted, "SELECT * FROM Sales.orders", session(asked, "db", "Sales")).category());
         assertNull(AllowListCheck.refusal(quoted, "SELECT * FROM orders", session(asked, "db", "Sales")), "the path resolves in \"Sales\"");
         assertTrue(AllowListCheck.refusal(sales, "SELECT * FROM orders", session(asked, "db", "Sales")).message().contains("schema Sales"));
+        // PostgreSQL folds only ASCII letters of an unquoted name: an entry ÄRGER is "Ärger", not ärger (a query must
+        // quote such a name: the lexical guard refuses letters outside ASCII unquoted)
+        DatasourceConfig umlaut = pg.withAllowed(Set.of(), Set.of("ärger"), Set.of());
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, AllowListCheck.refusal(umlaut, "SELECT * FROM \"Ärger\".orders", session(asked, "db", "x")).category());
+        assertNull(AllowListCheck.refusal(umlaut, "SELECT * FROM \"ärger\".orders", session(asked, "db", "x")));
+        DatasourceConfig upper = pg.withAllowed(Set.of(), Set.of("ÄRGER"), Set.of());
+        assertNull(AllowListCheck.refusal(upper, "SELECT * FROM \"Ärger\".orders", session(asked, "db", "x")));
+        assertEquals(ErrorCategory.TABLE_NOT_FOUND, AllowListCheck.refusal(upper, "SELECT * FROM \"ÄRGER\".orders", session(asked, "db", "x")).category());
         // an engine matching names ignoring case: the same names are one schema
         assertNull(AllowListCheck.refusal(TRINO.withAllowed(Set.of(), Set.of("sales"), Set.of()), "SELECT * FROM \"Sales\".orders",
                 session(asked, "hive", "sales")));
+    }
+
+    /** PostgreSQL searches pg_catalog before the path: a bare pg_stats is pg_catalog.pg_stats (the real engine: PostgresSafeguardsIT). */
+    @Test
+    void shouldRefuseABareNameThatResolvesInASchemaSearchedBeforeThePath() {
+        DatasourceConfig pg = DatasourceConfig.of("pg", Dialect.POSTGRES, "jdbc:postgresql://h/db", "u", null);
+        Supplier<AllowListCheck.SessionScope> session = () -> new AllowListCheck.SessionScope("db", List.of("public"),
+                java.util.Map.of("pg_catalog", Set.of("pg_stats", "pg_roles")));
+        DatasourceConfig publicOnly = pg.withAllowed(Set.of(), Set.of("public"), Set.of());
+        for (String sql : new String[] {"SELECT * FROM pg_stats", "SELECT a.name FROM author a JOIN PG_ROLES r ON r.rolname = a.name"}) {
+            EngineError e = AllowListCheck.refusal(publicOnly, sql, session);
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category(), sql);
+            assertTrue(e.message().contains("system schema pg_catalog"), e.message());
+        }
+        assertNull(AllowListCheck.refusal(publicOnly, "SELECT * FROM author", session));
+        assertNull(AllowListCheck.refusal(publicOnly, "SELECT * FROM public.pg_stats", session), "qualified: the user's own table");
+        assertNull(AllowListCheck.refusal(pg.withAllowed(Set.of(), Set.of("public", "pg_catalog"), Set.of()), "SELECT * FROM pg_stats", session),
+                "a list that names the system schema");
     }
 }

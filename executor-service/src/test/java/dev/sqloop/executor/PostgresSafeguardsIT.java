@@ -117,6 +117,32 @@ class PostgresSafeguardsIT {
     }
 
     /**
+     * PostgreSQL searches {@code pg_catalog} before the path: a bare {@code pg_stats} on a datasource allowing only
+     * {@code public} read the statistics of {@code probe}'s table, its most common values the table's own data.
+     */
+    @Test
+    void shouldRefuseABareNameThatResolvesInTheSystemCatalog() throws Exception {
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE IF NOT EXISTS probe.probe_codes (code text)");
+            st.execute("TRUNCATE probe.probe_codes");
+            st.execute("INSERT INTO probe.probe_codes SELECT CASE WHEN i % 3 = 0 THEN 'other' ELSE 'the-secret' END FROM generate_series(1, 30) i");
+            st.execute("GRANT SELECT ON probe.probe_codes TO " + PostgresServer.READER);
+            st.execute("ANALYZE probe.probe_codes");
+        }
+        String stats = "SELECT most_common_vals::text FROM pg_stats WHERE tablename = 'probe_codes' AND attname = 'code'";
+        assertTrue(ok(executor, open, stats).preview().toString().contains("the-secret"), "the role itself reads the statistics");
+        DatasourceConfig onlyPublic = schemas("academic_stats_public", pg.jdbcUrl("academic"), "public");
+        for (String sql : List.of(stats, "SELECT rolname FROM pg_roles", "SELECT count(*) FROM author a, PG_STATS s WHERE s.attname = a.name")) {
+            EngineError e = fail(executor, onlyPublic, sql);
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, e.category(), sql + ": " + e);
+            assertTrue(e.message().contains("system schema pg_catalog"), e.message());
+        }
+        assertEquals(1, ok(executor, onlyPublic, "SELECT count(*) FROM author").rowCount(), "bare names of the path still run");
+        assertTrue(ok(executor, schemas("academic_stats_catalog", pg.jdbcUrl("academic"), "public,pg_catalog"), stats)
+                .preview().toString().contains("the-secret"), "a list naming pg_catalog admits it");
+    }
+
+    /**
      * An administrator's {@code ALTER ROLE … SET search_path} reaches the sessions opened after it: a bare name is checked
      * against where the session that runs it resolves it. Before, the path read once per datasource was trusted for the
      * process's life, and a new session's bare {@code probe_secrets} passed as a {@code public} name and read the
@@ -158,6 +184,7 @@ class PostgresSafeguardsIT {
         String role = "case_probe_" + Long.toHexString(System.nanoTime());
         try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
             secrets(st, "\"Probe\"", 2, "the-other-secret");
+            secrets(st, "\"Ärger\"", 3, "the-third-secret");
             st.execute("CREATE ROLE " + role + " LOGIN PASSWORD 'pw'");
             st.execute("GRANT USAGE ON SCHEMA \"Probe\", probe TO " + role);
             st.execute("GRANT SELECT ON ALL TABLES IN SCHEMA \"Probe\", probe TO " + role);
@@ -193,6 +220,17 @@ class PostgresSafeguardsIT {
             assertEquals(1, ok(executor, table, "SELECT * FROM probe.probe_secrets").rowCount());
             assertEquals(ErrorCategory.TABLE_NOT_FOUND, fail(executor, table, "SELECT * FROM \"Probe\".probe_secrets").category());
 
+            // PostgreSQL folds only the ASCII letters of an unquoted name: "Ärger" is not the ärger a list names, and an
+            // entry written ÄRGER names "Ärger" (unquoted in a query, such a name is refused by the lexical guard)
+            DatasourceConfig umlaut = schemas("academic_case_umlaut", pg.jdbcUrl("academic"), "ärger");
+            for (String sql : List.of("SELECT * FROM ÄRGER.probe_secrets", "SELECT * FROM \"Ärger\".probe_secrets")) {
+                EngineError e = fail(executor, umlaut, sql);
+                assertFalse(e.message().contains("the-third-secret"), e.toString());
+            }
+            assertEquals(ErrorCategory.TABLE_NOT_FOUND, fail(executor, umlaut, "SELECT * FROM \"Ärger\".probe_secrets").category());
+            assertEquals(List.of(3), ok(executor, schemas("academic_case_umlaut_upper", pg.jdbcUrl("academic"), "ÄRGER"),
+                    "SELECT id FROM \"Ärger\".probe_secrets").preview().getFirst(), "the entry folded as PostgreSQL folds a name");
+
             // bare names resolve in "Probe": a list naming probe lets none through, one naming "Probe" does
             DatasourceConfig pathLower = DatasourceConfig.of("academic_case_path_lower", Dialect.POSTGRES, pg.jdbcUrl("academic"), role, "pw")
                     .withLimits(50, Duration.ofSeconds(2)).withPool(1, Duration.ofSeconds(2)).withAllowed(Set.of(), Set.of("probe"), Set.of());
@@ -206,6 +244,7 @@ class PostgresSafeguardsIT {
             // other tests of this database read every schema's tables
             try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
                 st.execute("DROP SCHEMA IF EXISTS \"Probe\" CASCADE");
+                st.execute("DROP SCHEMA IF EXISTS \"Ärger\" CASCADE");
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.sqloop.parse;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.sql.Identifiers;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -480,13 +481,13 @@ public final class JSqlDialectParser implements DialectParser {
 
     /**
      * A dotted name as written, with the spelling the engine looks it up by where a quoted name keeps its case
-     * (PostgreSQL: {@code "Album"} is {@code Album}, {@code Album} is {@code album}).
+     * (PostgreSQL: {@code "Album"} is {@code Album}, {@code Album} is {@code album}, {@code ÄRGER} is {@code Ärger}).
      */
     private ObjectName name(String dotted) {
         List<String> raw = split(dotted);
         List<String> parts = raw.stream().map(JSqlDialectParser::unquote).toList();
         if (!dialect.quotedNamesKeepCase()) return new ObjectName(parts);
-        return new ObjectName(parts, raw.stream().map(p -> isQuoted(p.strip()) ? unquote(p) : p.strip().toLowerCase(Locale.ROOT)).toList());
+        return new ObjectName(parts, raw.stream().map(p -> isQuoted(p.strip()) ? unquote(p) : Identifiers.foldUnquoted(p.strip())).toList());
     }
 
     /** Splits a dotted name outside quotes and removes the quotes of each part. */

@@ -1,6 +1,7 @@
 package dev.sqloop.common.datasource;
 
 import dev.sqloop.common.Dialect;
+import dev.sqloop.common.sql.Identifiers;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -86,28 +87,26 @@ public record AllowList(boolean keepsCase, Set<String> catalogs, Set<String> sch
     static String canonical(boolean keepsCase, String entry) {
         List<String> parts = new ArrayList<>();
         StringBuilder part = new StringBuilder();
-        boolean quoted = false;
         String s = entry.strip();
+        int plainFrom = 0; // where the unquoted text not yet folded starts
         for (int i = 0; i < s.length(); i++) {
             char ch = s.charAt(i);
             if (ch == '"' || ch == '`') {
                 int end = closing(s, i, ch);
-                if (end < 0) {
-                    part.append(s, i, s.length());
-                    break;
-                }
-                part.append(s.substring(i + 1, end).replace("" + ch + ch, "" + ch));
-                quoted = true;
-                i = end;
+                part.append(fold(keepsCase, s.substring(plainFrom, i), false));
+                String quoted = end < 0 ? s.substring(i) : s.substring(i + 1, end).replace("" + ch + ch, "" + ch);
+                part.append(fold(keepsCase, quoted, end >= 0));
+                i = end < 0 ? s.length() : end;
+                plainFrom = i + 1;
             } else if (ch == '.') {
-                parts.add(fold(keepsCase, part.toString(), quoted));
+                part.append(fold(keepsCase, s.substring(plainFrom, i), false));
+                parts.add(part.toString());
                 part.setLength(0);
-                quoted = false;
-            } else {
-                part.append(Character.toLowerCase(ch));
+                plainFrom = i + 1;
             }
         }
-        parts.add(fold(keepsCase, part.toString(), quoted));
+        if (plainFrom < s.length()) part.append(fold(keepsCase, s.substring(plainFrom), false));
+        parts.add(part.toString());
         StringBuilder out = new StringBuilder();
         for (String p : parts) {
             if (!out.isEmpty()) out.append('.');
@@ -125,9 +124,14 @@ public record AllowList(boolean keepsCase, Set<String> catalogs, Set<String> sch
         return Collections.unmodifiableSet(out);
     }
 
-    /** A quoted part keeps its case only where the engine keeps it; unquoted text was lower-cased as it was read. */
-    private static String fold(boolean keepsCase, String part, boolean quoted) {
-        return quoted && keepsCase ? part : part.toLowerCase(Locale.ROOT);
+    /**
+     * Text of an entry as the engine reads it: quoted, as written where quoted names keep their case; unquoted, folded
+     * the way that engine folds it (PostgreSQL: ASCII letters only, {@link Identifiers#foldUnquoted}); elsewhere lower
+     * case, the engine comparing names ignoring case.
+     */
+    private static String fold(boolean keepsCase, String text, boolean quoted) {
+        if (!keepsCase) return text.toLowerCase(Locale.ROOT);
+        return quoted ? text : Identifiers.foldUnquoted(text);
     }
 
     /** A part in the canonical text: quoted (doubling inner quotes) only when plain text would say something else. */

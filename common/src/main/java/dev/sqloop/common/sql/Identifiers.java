@@ -42,4 +42,21 @@ public final class Identifiers {
         boolean plain = (foldsToLower ? LOWER_PLAIN : PLAIN).matcher(name).matches() && !RESERVED.contains(name.toLowerCase(Locale.ROOT));
         return plain ? name : quote.apply(name);
     }
+
+    /**
+     * An unquoted identifier as PostgreSQL reads it: ASCII letters folded to lower case and nothing else (its
+     * {@code downcase_identifier} in a multibyte encoding), so an unquoted {@code ÄRGER} is {@code Ärger}, not
+     * {@code ärger}: a name to look up, not to compare ignoring case.
+     */
+    public static String foldUnquoted(String name) {
+        StringBuilder out = null;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                if (out == null) out = new StringBuilder(name);
+                out.setCharAt(i, (char) (c + ('a' - 'A')));
+            }
+        }
+        return out == null ? name : out.toString();
+    }
 }

@@ -22,7 +22,10 @@ class AllowListTest {
         assertEquals("\"Sales\".orders", AllowList.canonical(true, " \"Sales\".ORDERS "));
         assertEquals("dw.\"a.b\".t", AllowList.canonical(true, "DW.\"a.b\".t"), "a quoted dot is part of the name");
         assertEquals("\"Say \"\"hi\"\"\"", AllowList.canonical(true, "\"Say \"\"hi\"\"\""), "a doubled quote is one quote");
-        for (String entry : List.of("Sales", "\"Sales\"", "\"Sales\".Orders", "dw.\"a.b\".t", "\"Say \"\"hi\"\"\"", "\"unclosed")) {
+        assertEquals("\"Ärger\"", AllowList.canonical(true, "ÄRGER"), "PostgreSQL folds only ASCII letters of an unquoted name");
+        assertEquals("ärger", AllowList.canonical(false, "ÄRGER"));
+        for (String entry : List.of("Sales", "\"Sales\"", "\"Sales\".Orders", "dw.\"a.b\".t", "\"Say \"\"hi\"\"\"", "\"unclosed",
+                "ÄRGER", "\"Ärger\".x", "ärger")) {
             for (boolean keepsCase : new boolean[] {true, false}) {
                 String once = AllowList.canonical(keepsCase, entry);
                 assertEquals(once, AllowList.canonical(keepsCase, once), "folding twice changes nothing: " + entry);
@@ -47,6 +50,11 @@ class AllowListTest {
         assertTrue(tables.tableAllowed(null, "Audit", "Log"));
         assertFalse(tables.tableAllowed(null, "audit", "log"));
         assertTrue(tables.tableAllowed("db", "Audit", "Log"), "a catalog the entry does not name");
+
+        AllowList umlaut = AllowList.of(Dialect.POSTGRES, Set.of(), Set.of("ärger"), Set.of());
+        assertTrue(umlaut.schemaAllowed("ärger"));
+        assertFalse(umlaut.schemaAllowed("Ärger"), "what an unquoted ÄRGER reaches on PostgreSQL");
+        assertTrue(AllowList.of(Dialect.POSTGRES, Set.of(), Set.of("ÄRGER"), Set.of()).schemaAllowed("Ärger"));
 
         assertTrue(lower.bareNamesAllowed(List.of("sales")));
         assertFalse(lower.bareNamesAllowed(List.of("Sales")), "a path resolving bare names in \"Sales\"");

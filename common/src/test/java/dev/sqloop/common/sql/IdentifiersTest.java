@@ -1,6 +1,7 @@
 package dev.sqloop.common.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,5 +18,13 @@ class IdentifiersTest {
         assertEquals("\"order items\"", Identifiers.written("order items", false, dq));
         assertEquals("`date`", Identifiers.written("date", false, dev.sqloop.common.Dialect.HIVE::quote));
         assertEquals("\"say \"\"hi\"\"\"", Identifiers.written("say \"hi\"", false, dq), "a quote in it doubled");
+    }
+
+    @Test
+    void shouldFoldOnlyAsciiLettersOfAnUnquotedNameAsPostgresDoes() {
+        assertEquals("album", Identifiers.foldUnquoted("ALBUM"));
+        assertEquals("Ärger_x", Identifiers.foldUnquoted("ÄRGER_X"));
+        String same = "already_lower";
+        assertSame(same, Identifiers.foldUnquoted(same));
     }
 }

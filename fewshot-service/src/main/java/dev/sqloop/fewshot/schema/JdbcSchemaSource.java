@@ -91,7 +91,7 @@ public final class JdbcSchemaSource implements SchemaSource {
             }
             Set<String> spelled = allowed.isEmpty() ? allowed : spelled(c, allowList);
             // a configured schema is read in place of the path, its tables bare only if the session resolves them there
-            List<String> scopes = schema != null ? scopes(List.of(schema), spelled) : scopes(path, spelled);
+            List<String> scopes = schema != null ? scopes(List.of(schema), spelled, foldsToLower) : scopes(path, spelled, foldsToLower);
             // Hive runs each DISTINCT as a job of its own (seconds each: minutes for a schema's samples): it samples rows
             boolean hiveJobs = hive && !product.contains("spark");
             Map<String, List<String[]>> columns = columns(c, scopes, hive);
@@ -100,7 +100,7 @@ public final class JdbcSchemaSource implements SchemaSource {
                 // own) and no allow-list says where to look: every user schema's tables, as schema.table, rather than a
                 // prompt without a table; a warehouse of Hive databases is left to its allow-list
                 path = List.of();
-                columns = columns(c, scopes(path, spelled), false);
+                columns = columns(c, scopes(path, spelled, foldsToLower), false);
             }
             // a partition beside its table invites a query of one partition for the whole: the table stands for them
             if (!hive) {
@@ -129,7 +129,7 @@ public final class JdbcSchemaSource implements SchemaSource {
                 // path holding the name): a table of another (an allowed one, a shadowed one, any when the URL names only
                 // a catalog) is offered as schema.table
                 boolean bare = st[0].isEmpty()
-                        || path.stream().anyMatch(st[0]::equalsIgnoreCase) && bareNames.add(st[1].toLowerCase(Locale.ROOT));
+                        || path.stream().anyMatch(p -> sameSchema(p, st[0], foldsToLower)) && bareNames.add(st[1].toLowerCase(Locale.ROOT));
                 out.add(new TableInfo(bare ? st[1] : st[0] + "." + st[1], tableRemarks.get(e.getKey()), cols,
                         bare ? written.apply(st[1]) : written.apply(st[0]) + "." + written.apply(st[1])));
             }
@@ -157,12 +157,19 @@ public final class JdbcSchemaSource implements SchemaSource {
     /**
      * The schemas to read: those bare names resolve in (in their order), then each other allowed one; null alone (every
      * user schema) when the connection names none and no schema is allowed.
+     *
+     * @param keepsCase the engine's schema names differ by case (PostgreSQL: {@code "S2"} is not {@code s2})
      */
-    static List<String> scopes(List<String> path, Set<String> also) {
+    static List<String> scopes(List<String> path, Set<String> also, boolean keepsCase) {
         List<String> scopes = new ArrayList<>(path);
         if (path.isEmpty() && also.isEmpty()) scopes.add(null);
-        also.stream().sorted().filter(s -> path.stream().noneMatch(s::equalsIgnoreCase)).forEach(scopes::add);
+        also.stream().sorted().filter(s -> path.stream().noneMatch(p -> sameSchema(p, s, keepsCase))).forEach(scopes::add);
         return scopes;
+    }
+
+    /** Two spellings of a schema the engine reported, compared as it compares them. */
+    private static boolean sameSchema(String a, String b, boolean keepsCase) {
+        return keepsCase ? a.equals(b) : a.equalsIgnoreCase(b);
     }
 
     /**

@@ -165,11 +165,12 @@ class JdbcSchemaSourceTest {
 
     @Test
     void shouldReadTheOwnSchemaFirstThenEachAllowedOneOnce() {
-        assertEquals(Arrays.asList((String) null), JdbcSchemaSource.scopes(List.of(), Set.of()));
-        assertEquals(List.of("main"), JdbcSchemaSource.scopes(List.of("main"), Set.of()));
-        assertEquals(List.of("Main", "a", "b"), JdbcSchemaSource.scopes(List.of("Main"), Set.of("b", "main", "a")));
-        assertEquals(List.of("s1", "public", "a"), JdbcSchemaSource.scopes(List.of("s1", "public"), Set.of("public", "a")));
-        assertEquals(List.of("a", "b"), JdbcSchemaSource.scopes(List.of(), Set.of("b", "a")));
+        assertEquals(Arrays.asList((String) null), JdbcSchemaSource.scopes(List.of(), Set.of(), false));
+        assertEquals(List.of("main"), JdbcSchemaSource.scopes(List.of("main"), Set.of(), false));
+        assertEquals(List.of("Main", "a", "b"), JdbcSchemaSource.scopes(List.of("Main"), Set.of("b", "main", "a"), false));
+        assertEquals(List.of("s2", "S2"), JdbcSchemaSource.scopes(List.of("s2"), Set.of("S2", "s2"), true), "PostgreSQL: two schemas");
+        assertEquals(List.of("s1", "public", "a"), JdbcSchemaSource.scopes(List.of("s1", "public"), Set.of("public", "a"), true));
+        assertEquals(List.of("a", "b"), JdbcSchemaSource.scopes(List.of(), Set.of("b", "a"), false));
     }
 
     /**

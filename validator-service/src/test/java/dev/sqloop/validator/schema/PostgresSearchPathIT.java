@@ -182,6 +182,9 @@ class PostgresSearchPathIT {
         ValidationTarget upper = new ValidationTarget(Dialect.POSTGRES, catalog(Set.of("s1", "\"S2\"")));
         assertEquals(List.of(), StaticValidator.validate("SELECT token FROM \"S2\".keys", upper, null));
         assertEquals(ErrorCategory.TABLE_NOT_FOUND, single(StaticValidator.validate("SELECT token FROM s2.secrets", upper, null)).category());
+
+        assertEquals(List.of("S2.keys", "s1.Album", "s1.customers", "s1.orders", "s2.secrets"), offered(Set.of("s1", "s2", "\"S2\"")),
+                "both allowed: both offered, each by its own name");
     }
 
     private static Issue single(List<Issue> issues) {
