@@ -1,5 +1,6 @@
 package dev.sqloop.executor;
 
+import dev.sqloop.common.datasource.AllowList;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.parse.DialectParsers;
@@ -71,7 +72,8 @@ final class AllowListCheck {
 
     /** The verdict from the query alone, before any connection. */
     static Verdict check(DatasourceConfig ds, String query) {
-        boolean restricted = ds.allowList().restricts()
+        AllowList list = ds.allowList();
+        boolean restricted = list.restricts()
                 // DuckDB runs in this process: what the parser cannot read (FROM-first, PIVOT) could build an
                 // uninterruptible value, and the validator refuses the same texts, so the two agree
                 || ds.dialect() == dev.sqloop.common.Dialect.DUCKDB;
@@ -92,7 +94,7 @@ final class AllowListCheck {
         if (!restricted) return new Allowed();
         for (ObjectName t : parsed.tables()) {
             // the parts as the engine looks them up: on PostgreSQL "Sales" is not sales, and only an entry for it admits it
-            if (!allowed(ds, t.exact())) {
+            if (!allowed(list, t.exact())) {
                 return new Refused(EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
                         + " is not in the allow-list of datasource " + ds.name(), t.text(), List.of()));
             }
@@ -107,15 +109,16 @@ final class AllowListCheck {
 
     /** Null when the names left to the session resolve inside the allow-list where {@code scope} points, else the error. */
     static EngineError onSession(DatasourceConfig ds, NeedsSession pending, SessionScope scope) {
+        AllowList list = ds.allowList();
         for (ObjectName t : pending.names()) {
             boolean bare = t.parts().size() == 1 && !ds.allowedSchemas().isEmpty();
             boolean noCatalog = t.parts().size() <= 2 && !ds.allowedCatalogs().isEmpty();
             String part = null;
             String where = null;
-            if (noCatalog && (scope.catalog() == null || !ds.catalogAllowed(scope.catalog()))) {
+            if (noCatalog && (scope.catalog() == null || !list.catalogAllowed(scope.catalog()))) {
                 part = "catalog";
                 where = scope.catalog() == null ? "no known catalog" : "catalog " + scope.catalog();
-            } else if (bare && !ds.allowList().bareNamesAllowed(scope.schemas())) {
+            } else if (bare && !list.bareNamesAllowed(scope.schemas())) {
                 part = "schema";
                 where = scope.schemas().isEmpty() ? "no known schema"
                         : (scope.schemas().size() == 1 ? "schema " : "schemas ") + String.join(", ", scope.schemas());
@@ -129,7 +132,7 @@ final class AllowListCheck {
             // the statistics, most common values included, of tables outside the list
             if (bare) {
                 for (Map.Entry<String, Set<String>> e : scope.implicit().entrySet()) {
-                    if (e.getValue().contains(t.exact().getFirst()) && !ds.allowList().schemaAllowed(e.getKey())) {
+                    if (e.getValue().contains(t.exact().getFirst()) && !list.schemaAllowed(e.getKey())) {
                         return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, "refused by the executor: table " + t.text()
                                 + " is written without its schema, and datasource " + ds.name() + " resolves it in the system"
                                 + " schema " + e.getKey() + ", outside its allow-list", t.text(), List.of());
@@ -141,11 +144,11 @@ final class AllowListCheck {
     }
 
     /** {@code table}, {@code schema.table} or {@code catalog.schema.table}; anything longer is never allowed. */
-    static boolean allowed(DatasourceConfig ds, List<String> parts) {
+    static boolean allowed(AllowList list, List<String> parts) {
         return switch (parts.size()) {
-            case 1 -> ds.tableAllowed(null, null, parts.get(0));
-            case 2 -> ds.tableAllowed(null, parts.get(0), parts.get(1));
-            case 3 -> ds.tableAllowed(parts.get(0), parts.get(1), parts.get(2));
+            case 1 -> list.tableAllowed(null, null, parts.get(0));
+            case 2 -> list.tableAllowed(null, parts.get(0), parts.get(1));
+            case 3 -> list.tableAllowed(parts.get(0), parts.get(1), parts.get(2));
             default -> false;
         };
     }

@@ -213,8 +213,7 @@ class PostgresSafeguardsIT {
                 assertEquals(ErrorCategory.TABLE_NOT_FOUND, fail(executor, quoted, sql).category(), sql);
             }
 
-            DatasourceConfig table = open.withAllowed(Set.of(), Set.of(), Set.of("probe.probe_secrets"));
-            table = new DatasourceConfig("academic_case_table", table.dialect(), table.jdbcUrl(), table.user(), table.password(),
+            DatasourceConfig table = new DatasourceConfig("academic_case_table", open.dialect(), open.jdbcUrl(), open.user(), open.password(),
                     Set.of(), Set.of(), Set.of("probe.probe_secrets"), 50, Duration.ofSeconds(2), Duration.ofSeconds(2), null, 1,
                     java.util.Map.of());
             assertEquals(1, ok(executor, table, "SELECT * FROM probe.probe_secrets").rowCount());
