@@ -80,7 +80,7 @@ final class FleetBenchmark {
                 MachineSpeed.Sampler speed = new MachineSpeed.Probe(batch).during(results::finished, PROBE_EVERY_MS);
                 Map<String, Long> cpuBefore = processes.cpu();
                 long start = System.nanoTime();
-                Thread sampler = processes.sample(results::finished, start);
+                Thread sampler = processes.sample(results::finished, start, s.questions(), speed::between);
                 NativeProfile.Recording[] perf = new NativeProfile.Recording[1];
                 Thread perfStarter = null;
                 try {
@@ -102,6 +102,7 @@ final class FleetBenchmark {
                     speed.stop();
                     sampler.interrupt();
                     sampler.join(30_000);
+                    if (!sampler.isAlive()) processes.last();
                     long calls = llm.stats().calls() - callsBefore;
                     Map<String, KafkaTraffic.Usage> moved = KafkaTraffic.between(trafficBefore, KafkaTraffic.snapshot(broker.bootstrapServers()));
                     List<String> traffic = KafkaTraffic.perQuestion(moved, results.finished());
@@ -171,11 +172,21 @@ final class FleetBenchmark {
         private final List<long[]> rows = new ArrayList<>();
         private final CompilerThreads compilers = new CompilerThreads();
         private final List<String> parts = new ArrayList<>();
+        private final List<String> tenths = new ArrayList<>();
+        // the sampler's state: set by sample(), then used by its thread and, after it stopped, by last()
+        private final long[] lastHeap;
+        private java.util.function.IntSupplier finished;
+        private long startNanos;
+        private int questions;
+        private java.util.function.BiFunction<Long, Long, double[]> probes;
+        private long[] stretchStart;
+        private int nextTenth = 1;
 
         Processes(ServiceFleet fleet) {
             this.fleet = fleet;
             parts.addAll(fleet.running().keySet());
             parts.add(HOST);
+            lastHeap = new long[parts.size() * 2];
         }
 
         List<String> parts() {
@@ -222,12 +233,20 @@ final class FleetBenchmark {
             }
         }
 
-        /** Samples every part once a second (CPU) and every five seconds (heap, scraped as Prometheus would). */
-        Thread sample(java.util.function.IntSupplier finished, long startNanos) {
+        /**
+         * Samples every part once a second (CPU) and every five seconds (heap, scraped as Prometheus would), and prints a
+         * line ({@link #tenth}) each time another tenth of the {@code questions} is final.
+         *
+         * @param probes the machine-speed samples taken while the results final went from the first to the second count
+         */
+        Thread sample(java.util.function.IntSupplier finished, long startNanos, int questions,
+                      java.util.function.BiFunction<Long, Long, double[]> probes) {
+            this.finished = finished;
+            this.startNanos = startNanos;
+            this.questions = questions;
+            this.probes = probes;
             return Thread.ofPlatform().daemon().name("bench-fleet-sampler").start(() -> {
-                long[] lastHeap = new long[parts.size() * 2];
                 for (int tick = 0; !Thread.currentThread().isInterrupted(); tick++) {
-                    Map<String, Long> cpu = cpu();
                     if (tick % 5 == 0) {
                         for (int i = 0; i < parts.size() && !Thread.currentThread().isInterrupted(); i++) {
                             long[] h = heap(parts.get(i));
@@ -235,18 +254,7 @@ final class FleetBenchmark {
                             lastHeap[2 * i + 1] = h[1];
                         }
                     }
-                    long[] row = new long[2 + COLUMNS * parts.size()];
-                    row[0] = (System.nanoTime() - startNanos) / 1_000_000;
-                    row[1] = finished.getAsInt();
-                    for (int i = 0; i < parts.size(); i++) {
-                        row[at(i, CPU)] = cpu.getOrDefault(parts.get(i), 0L);
-                        row[at(i, HEAP)] = lastHeap[2 * i];
-                        row[at(i, OLD_GEN)] = lastHeap[2 * i + 1];
-                        row[at(i, JIT)] = compilers.nanos(pid(parts.get(i)));
-                    }
-                    synchronized (rows) {
-                        rows.add(row);
-                    }
+                    take();
                     try {
                         Thread.sleep(1000);
                     } catch (InterruptedException e) {
@@ -254,6 +262,47 @@ final class FleetBenchmark {
                     }
                 }
             });
+        }
+
+        /**
+         * One more sample once the sampler thread has stopped (joined): the end of the run, which closes the last tenth
+         * (the thread sleeps or scrapes between its samples and may have stopped before it).
+         */
+        void last() {
+            if (finished != null) take();
+        }
+
+        /**
+         * A sample row, and a tenth's line when it closes one. The clocks, the time and the results final are read
+         * together, after the heap scrapes: a service slow to answer {@code /metrics} under load (4–16 s seen) must not
+         * put one moment's CPU beside another moment's results.
+         */
+        private void take() {
+            Map<String, Long> cpu = cpu();
+            long[] row = new long[2 + COLUMNS * parts.size()];
+            row[0] = (System.nanoTime() - startNanos) / 1_000_000;
+            row[1] = finished.getAsInt();
+            for (int i = 0; i < parts.size(); i++) {
+                row[at(i, CPU)] = cpu.getOrDefault(parts.get(i), 0L);
+                row[at(i, HEAP)] = lastHeap[2 * i];
+                row[at(i, OLD_GEN)] = lastHeap[2 * i + 1];
+                row[at(i, JIT)] = compilers.nanos(pid(parts.get(i)));
+            }
+            synchronized (rows) {
+                rows.add(row);
+            }
+            if (stretchStart == null) stretchStart = row;
+            int reached = nextTenth;
+            while (reached <= 10 && row[1] >= (long) questions * reached / 10) reached++;
+            if (reached > nextTenth && row[1] > stretchStart[1]) {
+                String line = tenth(reached - 1, stretchStart, row, parts, probes.apply(stretchStart[1], row[1]));
+                synchronized (tenths) {
+                    tenths.add(line);
+                }
+                System.err.println("\n  " + line);
+                stretchStart = row;
+            }
+            nextTenth = reached;
         }
 
         private List<long[]> rows() {
@@ -283,7 +332,11 @@ final class FleetBenchmark {
             }
             if (to < 0) to = all.size() - 1;
             if (from < 0 || to <= from || all.get(to)[1] <= all.get(from)[1]) return null;
-            long[] a = all.get(from), z = all.get(to);
+            return between(all.get(from), all.get(to), parts);
+        }
+
+        /** The rate and the CPU per question of each part between two sample rows ({@code z} with more results final than {@code a}). */
+        static Steady between(long[] a, long[] z, List<String> parts) {
             double finished = z[1] - a[1];
             Map<String, Double> cpuMs = new LinkedHashMap<>(), jitMs = new LinkedHashMap<>();
             for (int i = 0; i < parts.size(); i++) {
@@ -291,6 +344,31 @@ final class FleetBenchmark {
                 jitMs.put(parts.get(i), (z[at(i, JIT)] - a[at(i, JIT)]) / 1e6 / finished);
             }
             return new Steady(finished / Math.max(1, z[0] - a[0]) * 1000, cpuMs, jitMs);
+        }
+
+        /**
+         * The line for the results final between two sample rows, as a tenth of the batch closes: a run stopped half way
+         * (or a million-question run read while it goes) still has its figures per stretch, not only at the end.
+         *
+         * @param probes the {@link MachineSpeed} samples taken in the stretch (context: how fast the host ran it)
+         */
+        static String tenth(int tenth, long[] a, long[] z, List<String> parts, double[] probes) {
+            Steady w = between(a, z, parts);
+            StringBuilder each = new StringBuilder();
+            w.cpuMs().forEach((part, ms) -> {
+                if (!part.equals(HOST)) each.append(each.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%s %.2f", part, ms));
+            });
+            String probe = probes.length == 0 ? "" : String.format(Locale.ROOT, "; probe %.0f ms", Arrays.stream(probes).average().orElseThrow());
+            return String.format(Locale.ROOT, "tenth %2d  results %d-%d final in %.0f s, %.1f questions/s; ms of CPU per question: the six "
+                            + "services %.2f (JIT %.2f; %s), broker + LLM %.2f%s", tenth, a[1], z[1], (z[0] - a[0]) / 1000.0,
+                    w.questionsPerSecond(), w.services(), w.servicesJit(), each, w.cpuMs().getOrDefault(HOST, 0.0), probe);
+        }
+
+        /** The tenths' lines so far. */
+        List<String> tenths() {
+            synchronized (tenths) {
+                return List.copyOf(tenths);
+            }
         }
 
         /** The highest heap used sampled for part {@code i}. */
@@ -411,6 +489,10 @@ final class FleetBenchmark {
                     steady.questionsPerSecond(), line, steady.services(), steady.servicesJit(), steady.services() - steady.servicesJit()));
             String probe = MachineSpeed.line(steadyProbes);
             if (probe != null) b.append("  machine speed           ").append(probe).append('\n');
+        }
+        List<String> tenths = processes.tenths();
+        for (int i = 0; i < tenths.size(); i++) {
+            b.append(i == 0 ? "  per tenth of the batch  " : "                          ").append(tenths.get(i)).append('\n');
         }
         if (engine.queriesPerQuestion() > 0) b.append("  warehouse               ").append(engine.line(services)).append('\n');
         for (int i = 0; i < byCode.size(); i++) {

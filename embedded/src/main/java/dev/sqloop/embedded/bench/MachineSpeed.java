@@ -119,7 +119,13 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
             sampler.thread = Thread.ofPlatform().daemon().name("bench-speed-probe").start(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     int before = finished.getAsInt();
-                    MachineSpeed m = run(SLICES);
+                    MachineSpeed m;
+                    try {
+                        m = run(SLICES);
+                    } catch (RuntimeException e) {
+                        if (sampler.stopped) return; // stopped mid-slice: the parser reports the interrupt as a rejection
+                        throw e;
+                    }
                     sampler.add(before, m.totalMs());
                     try {
                         Thread.sleep(everyMillis);
@@ -136,14 +142,21 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
     static final class Sampler {
         private final List<double[]> samples = new ArrayList<>();
         private Thread thread;
+        private volatile boolean stopped;
 
         private synchronized void add(int finished, double ms) {
             samples.add(new double[] {finished, ms});
         }
 
         void stop() throws InterruptedException {
+            stopped = true;
             thread.interrupt();
             thread.join(10_000);
+        }
+
+        /** The samples taken while the results final were at least {@code from} and at most {@code to}; empty if none. */
+        synchronized double[] between(long from, long to) {
+            return samples.stream().filter(s -> s[0] >= from && s[0] <= to).mapToDouble(s -> s[1]).toArray();
         }
 
         /** The samples taken once {@code from} results were final (the steady state's window); empty if none. */

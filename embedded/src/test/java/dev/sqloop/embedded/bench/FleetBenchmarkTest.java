@@ -63,6 +63,18 @@ class FleetBenchmarkTest {
         assertTrue(compilers.nanos(self) > 0, "this JVM has compiled something by now");
     }
 
+    /** A tenth's line: the stretch's results, rate and CPU per question per service, their sum, the broker's apart, the probe's mean. */
+    @Test
+    void shouldPrintATenthOfTheBatchFromItsTwoSamples() {
+        List<String> parts = List.of("fewshot", FleetBenchmark.HOST);
+        String line = FleetBenchmark.Processes.tenth(3, row(10_000, 2_000, 4_000_000_000L, 100_000_000L, 1_000_000_000L),
+                row(20_000, 3_000, 7_000_000_000L, 300_000_000L, 3_500_000_000L), parts, new double[] {600, 700});
+        assertEquals("tenth  3  results 2000-3000 final in 10 s, 100.0 questions/s; ms of CPU per question: the six services 3.00"
+                + " (JIT 0.20; fewshot 3.00), broker + LLM 2.50; probe 650 ms", line);
+        assertTrue(!FleetBenchmark.Processes.tenth(1, row(0, 0, 0, 0), row(1_000, 10, 10_000_000, 0), parts, new double[0])
+                .contains("probe"), "no probe sample in the stretch: no probe figure");
+    }
+
     @Test
     void shouldSayNothingWhenOneSampleHoldsTheWholeSecondHalf() {
         List<String> parts = List.of("fewshot", FleetBenchmark.HOST);

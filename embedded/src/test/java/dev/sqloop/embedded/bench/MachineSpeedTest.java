@@ -35,6 +35,8 @@ class MachineSpeedTest {
         assertTrue(steady.length >= 2 && all.length >= steady.length + 2, all.length + " samples, " + steady.length + " steady");
         for (double ms : steady) assertTrue(ms > 0);
         assertEquals(0, sampler.from(101).length, "no sample saw more results than there were");
+        assertEquals(steady.length, sampler.between(100, 100).length, "a stretch's samples: those taken while its results were final");
+        assertEquals(all.length - steady.length, sampler.between(0, 99).length, "the stretch before it holds the rest");
     }
 
     @Test
