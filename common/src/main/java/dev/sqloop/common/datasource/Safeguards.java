@@ -16,7 +16,12 @@ import java.util.Objects;
  */
 public record Safeguards(String memoryLimit, int threads, String tempSize, String regex) {
     public static final String DEFAULT_MEMORY_LIMIT = "1GB";
-    public static final int DEFAULT_THREADS = 2;
+    /**
+     * One: a query runs on the executor's thread that asked for it. The executor runs several questions' queries at once
+     * ({@code _POOL_SIZE}), which already fills the cores; a second DuckDB thread per query only added a hand-off and a
+     * wake-up to each (~1 ms of the executor's CPU per question in the CPU-bound bench, README: DuckDB's own threads).
+     */
+    public static final int DEFAULT_THREADS = 1;
     public static final String DEFAULT_TEMP_SIZE = "1GB";
     public static final Safeguards DEFAULTS = new Safeguards(DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TEMP_SIZE, "checked");
 

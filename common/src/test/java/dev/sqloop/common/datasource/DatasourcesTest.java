@@ -128,7 +128,7 @@ class DatasourcesTest {
         assertEquals(new Safeguards("512MB", 3, "2GB", "refused"), all.get("hs").safeguards());
         assertEquals("1GB", DuckDbReadOnly.properties(all.get("duck").safeguards()).get("memory_limit"));
         assertEquals("true", ReadOnlyJdbc.driverProperties(all.get("duck")).get("lock_configuration"));
-        assertEquals("2", ReadOnlyJdbc.driverProperties(all.get("duck")).get("threads"));
+        assertEquals("1", ReadOnlyJdbc.driverProperties(all.get("duck")).get("threads"));
     }
 
     @Test
