@@ -7,15 +7,18 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 
 /** The per-process management endpoint: {@code /metrics} (Prometheus text), {@code /healthy}, {@code /ready}. */
 public final class ManagementServer implements AutoCloseable {
     private final HttpServer server;
+    private final ExecutorService handlers;
 
-    private ManagementServer(HttpServer server) {
+    private ManagementServer(HttpServer server, ExecutorService handlers) {
         this.server = server;
+        this.handlers = handlers;
     }
 
     /** Starts on {@code host:port}; port 0 picks a free one (see {@link #port()}). */
@@ -28,9 +31,14 @@ public final class ManagementServer implements AutoCloseable {
         server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
         server.createContext("/healthy", ex -> probe(ex, healthy));
         server.createContext("/ready", ex -> probe(ex, ready));
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        // Platform threads, not virtual ones: a stage's records run on virtual threads, and one busy with CPU work (an
+        // embedding, a parse, a JNI call into DuckDB) keeps its carrier until it blocks, so a probe or a scrape handed
+        // to a virtual thread waited behind them — 4-16 s per round of /metrics scrapes in the CPU-bound bench, past a
+        // liveness probe's 3 s timeout. The kernel's scheduler gives these two threads their turn within milliseconds.
+        ExecutorService handlers = Executors.newFixedThreadPool(2, Thread.ofPlatform().daemon().name("sqloop-management-", 0).factory());
+        server.setExecutor(handlers);
         server.start();
-        return new ManagementServer(server);
+        return new ManagementServer(server, handlers);
     }
 
     public int port() {
@@ -54,5 +62,6 @@ public final class ManagementServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        handlers.shutdownNow();
     }
 }
