@@ -160,8 +160,8 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
         }
 
         /** The samples taken once {@code from} results were final (the steady state's window); empty if none. */
-        synchronized double[] from(int from) {
-            return samples.stream().filter(s -> s[0] >= from).mapToDouble(s -> s[1]).toArray();
+        double[] from(int from) {
+            return between(from, Long.MAX_VALUE);
         }
     }
 
