@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.expression.AnalyticExpression;
 import net.sf.jsqlparser.expression.Expression;
@@ -25,7 +23,6 @@ import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.expression.operators.relational.InExpression;
 import net.sf.jsqlparser.expression.operators.relational.NotEqualsTo;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
@@ -51,13 +48,8 @@ import net.sf.jsqlparser.statement.select.WithItem;
  * "is a Select" answer does not make: {@code SELECT … INTO}, data-modifying CTEs, {@code FOR UPDATE/SHARE}.
  */
 public final class JSqlDialectParser implements DialectParser {
-    /** JSqlParser enforces its parse timeout on an executor; one shared daemon pool avoids a thread per parse. */
-    private static final ExecutorService PARSE_THREADS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sqloop-jsqlparser");
-        t.setDaemon(true);
-        return t;
-    });
-    private static final long PARSE_TIMEOUT_MS = 2_000;
+    /** No real query comes near it: the lexical pre-check bounds nesting, where JSqlParser's cost grows. */
+    static final long PARSE_TIMEOUT_MS = 2_000;
     /** Words JSqlParser may hand over as a column that are values, not columns. */
     private static final Set<String> NOT_COLUMNS = Set.of("true", "false", "null", "current_date", "current_time",
             "current_timestamp", "localtime", "localtimestamp", "current_user", "session_user", "user", "current_schema",
@@ -86,13 +78,14 @@ public final class JSqlDialectParser implements DialectParser {
         Statements statements;
         try {
             // Hive and Spark read "x" as a string and honour backslash escapes; Postgres and DuckDB do neither.
-            statements = CCJSqlParserUtil.parseStatements(body, PARSE_THREADS, p -> p
-                    .withTimeOut(PARSE_TIMEOUT_MS)
+            statements = JSqlStatements.parse(body, p -> p
                     .withSquareBracketQuotation(false)
                     .withBackslashEscapeCharacter(hiveLike)
-                    .withDoubleQuotedStrings(hiveLike));
+                    .withDoubleQuotedStrings(hiveLike), PARSE_TIMEOUT_MS);
         } catch (JSQLParserException e) {
             throw LeadingKeyword.rejectionFor(body, firstLine(e));
+        } catch (JSqlStatements.TimedOut e) {
+            throw SqlRejection.syntax("the query did not parse within " + PARSE_TIMEOUT_MS + " ms; write it more simply");
         } catch (StackOverflowError e) {
             throw SqlRejection.syntax("query is nested too deeply to parse");
         }
