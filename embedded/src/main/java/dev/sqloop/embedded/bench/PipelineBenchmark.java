@@ -83,7 +83,9 @@ public final class PipelineBenchmark {
               --unique             each question's text made unique ("… (#i)"): a batch of new questions, so capture embeds
                                    and stores every success (the default repeats the demo's 40, which capture has seen)
               --processes          each service in its own JVM, as ./sqloop run starts it (this JVM: broker, LLM, harness):
-                                   CPU per question and heap per process from the kernel and each service's /metrics
+                                   CPU per question and heap per process from the kernel and each service's /metrics, a
+                                   line per tenth of the batch as it becomes final (questions/s, CPU per question per
+                                   service and its JIT's share, the probe under load), and the steady state (second half)
               --jvm-opts "OPTS"    the services' JVM options with --processes (default "-Xmx768m -XX:+UseG1GC", the compose stack's)
               --perf S             with --processes: record every CPU with Linux perf for S seconds from half the results and
                                    split each process's CPU per question by kind of code (Java, ONNX, DuckDB, JIT compiler,
