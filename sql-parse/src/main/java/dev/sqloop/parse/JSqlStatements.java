@@ -19,9 +19,9 @@ import net.sf.jsqlparser.statement.Statements;
  * whatever it returned, as {@code CCJSqlParserUtil}'s caller stops waiting at the limit. The order is the library's:
  * the simple grammar first, the complex one only when that fails and the text nests no deeper than the parser allows.
  */
-final class JSqlStatements {
+public final class JSqlStatements {
     /** The parse ran past its limit. */
-    static final class TimedOut extends Exception {
+    public static final class TimedOut extends Exception {
         TimedOut(long limitMillis) {
             super("the parse took longer than " + limitMillis + " ms", null, false, false);
         }
@@ -55,7 +55,7 @@ final class JSqlStatements {
      * @throws JSQLParserException the text does not parse (its cause is the parser's exception)
      * @throws TimedOut the parse ran past {@code limitMillis}
      */
-    static Statements parse(String sql, Consumer<CCJSqlParser> configure, long limitMillis) throws JSQLParserException, TimedOut {
+    public static Statements parse(String sql, Consumer<CCJSqlParser> configure, long limitMillis) throws JSQLParserException, TimedOut {
         CCJSqlParser simple = CCJSqlParserUtil.newParser(sql);
         configure.accept(simple);
         boolean complexAllowed = simple.getAsBoolean(Feature.allowComplexParsing);
