@@ -49,7 +49,7 @@ import net.sf.jsqlparser.statement.select.WithItem;
  */
 public final class JSqlDialectParser implements DialectParser {
     /** No real query comes near it: the lexical pre-check bounds nesting, where JSqlParser's cost grows. */
-    static final long PARSE_TIMEOUT_MS = 2_000;
+    private static final long PARSE_TIMEOUT_MS = 2_000;
     /** Words JSqlParser may hand over as a column that are values, not columns. */
     private static final Set<String> NOT_COLUMNS = Set.of("true", "false", "null", "current_date", "current_time",
             "current_timestamp", "localtime", "localtimestamp", "current_user", "session_user", "user", "current_schema",

@@ -178,7 +178,8 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
         double mean = Arrays.stream(sorted).average().orElseThrow();
         return String.format(Locale.ROOT, "probe %.0f ms mean over the steady state (%d samples, %.0f-%.0f): the fixed work of `./sqloop "
                 + "bench probe` on one thread of this JVM, under the run's load (idle, it read 350-560 ms on the machine the README's "
-                + "figures come from while its parses ran on JSqlParser's executor thread; since they run on its own, ~0.15 s more)", mean, sorted.length, sorted[0], sorted[sorted.length - 1]);
+                + "figures come from while its parses ran on JSqlParser's executor thread; since they run on its own, ~0.15 s more)",
+                mean, sorted.length, sorted[0], sorted[sorted.length - 1]);
     }
 
     /** The demo's questions as a stage carries them: three examples, the SQL, timings, a batch. */
@@ -211,7 +212,7 @@ public record MachineSpeed(double jsonMs, double parseMs, double embedMs) {
         return (threads.getCurrentThreadCpuTime() - start) / 1e6;
     }
 
-    private static double median(double[] values) {
+    static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[sorted.length / 2];

@@ -122,10 +122,8 @@ public final class RetrievalBenchmark {
 
     /** {process CPU ms per text, wall ms per text} for {@code count} texts embedded by {@code callers} threads. */
     private static double[] embeddingCost(Embedder embedder, List<String> sentences, int count, int callers) throws Exception {
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         for (int i = 0; i < 50; i++) embedder.embed(sentences.get(i));
-        long cpu = os.getProcessCpuTime();
+        long cpu = CpuProfile.processCpuNanos();
         long wall = System.nanoTime();
         java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
         List<Thread> threads = new ArrayList<>();
@@ -137,7 +135,7 @@ public final class RetrievalBenchmark {
             }));
         }
         for (Thread t : threads) t.join();
-        return new double[] {(os.getProcessCpuTime() - cpu) / 1e6 / count, (System.nanoTime() - wall) / 1e6 / count};
+        return new double[] {(CpuProfile.processCpuNanos() - cpu) / 1e6 / count, (System.nanoTime() - wall) / 1e6 / count};
     }
 
     public static void main(String[] args) throws Exception {

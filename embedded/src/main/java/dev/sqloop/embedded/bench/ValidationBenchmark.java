@@ -10,17 +10,16 @@ import dev.sqloop.validator.schema.InMemorySchemaCatalog;
 import dev.sqloop.validator.schema.SchemaCatalog;
 import dev.sqloop.validator.schema.TableSchema;
 import dev.sqloop.parse.JSqlStatements;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Prints warm static-validation latency (parse + read-only + schema + constraint checks) per parser family
@@ -84,15 +83,14 @@ public final class ValidationBenchmark {
             System.out.printf("  round %d: on an executor thread (CCJSqlParserUtil) %6.1f µs, on the calling thread %6.1f µs, ratio %.2f%n",
                     r, a, b, b / a);
         }
-        double a = median(rounds.stream().mapToDouble(x -> x[0]).toArray());
-        double b = median(rounds.stream().mapToDouble(x -> x[1]).toArray());
+        double a = MachineSpeed.median(rounds.stream().mapToDouble(x -> x[0]).toArray());
+        double b = MachineSpeed.median(rounds.stream().mapToDouble(x -> x[1]).toArray());
         System.out.printf("  median:  on an executor thread %6.1f µs, on the calling thread %6.1f µs, ratio %.2f%n", a, b, b / a);
         pool.shutdownNow();
     }
 
     private static double cpuPerParse(ParseCall call, List<String> sqls) {
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        long cpu = os.getProcessCpuTime();
+        long cpu = CpuProfile.processCpuNanos();
         try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int c = 0; c < PARSE_CLIENTS; c++) {
                 int first = c;
@@ -107,13 +105,7 @@ public final class ValidationBenchmark {
                 });
             }
         }
-        return (os.getProcessCpuTime() - cpu) / 1e3 / PARSES_PER_ROUND;
-    }
-
-    private static double median(double[] values) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        return v[v.length / 2];
+        return (CpuProfile.processCpuNanos() - cpu) / 1e3 / PARSES_PER_ROUND;
     }
 
     private static void run(Dialect d, String label, List<SqlCorpus.Case> cases, ValidationTarget target,
