@@ -147,6 +147,10 @@ public final class HiveServer implements AutoCloseable {
         s.put("mapreduce.framework.name", "local");
         s.put("hive.exec.submit.local.task.via.child", "false");
         s.put("hive.exec.submitviachild", "false");
+        // Hive sleeps this long between checks of a running job, the first before any check (HadoopJobExecHelper),
+        // so at the default 1 s every MapReduce stage of a query took at least a second of wall time on a local job
+        // that finishes in tens of milliseconds
+        s.put("hive.exec.counters.pull.interval", "25");
         s.put("mapreduce.cluster.local.dir", dir.resolve("mapred/local").toString());
         s.put("mapreduce.jobtracker.staging.root.dir", dir.resolve("mapred/staging").toString());
         s.put("hive.exec.scratchdir", dir.resolve("scratch").toString());
