@@ -218,8 +218,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     @Override
     public void close() {
-        gateway.close();
-        runners.forEach(StageRunner::close);
+        // the gateway (its Streams view, ~0.9 s) and the stage runners stop side by side, not one after the other
+        Thread gatewayStop = Thread.ofPlatform().name("sqloop-gateway-stop").start(gateway::close);
+        StageRunner.closeAll(runners);
+        try {
+            gatewayStop.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         management.forEach(ManagementServer::close);
         generator.close();
         repair.close();

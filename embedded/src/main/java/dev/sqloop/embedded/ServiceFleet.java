@@ -265,6 +265,8 @@ public final class ServiceFleet implements AutoCloseable {
 
     @Override
     public void close() {
+        // all asked to stop at once: each drains and leaves its groups while the others do, not after them
+        running.values().forEach(ServiceJvm::requestStop);
         for (ServiceJvm s : running.values()) s.close();
     }
 }

@@ -107,7 +107,7 @@ class ExamplesApiIT {
     @AfterAll
     static void stop() {
         if (gateway != null) gateway.close();
-        runners.forEach(StageRunner::close);
+        StageRunner.closeAll(runners);
         if (store != null) store.close();
         if (broker != null) broker.close();
     }

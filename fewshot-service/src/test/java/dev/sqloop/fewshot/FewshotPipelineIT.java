@@ -86,7 +86,7 @@ class FewshotPipelineIT {
 
     @AfterAll
     static void stop() {
-        runners.forEach(StageRunner::close);
+        StageRunner.closeAll(runners);
         if (store != null) store.close();
         if (broker != null) broker.close();
     }

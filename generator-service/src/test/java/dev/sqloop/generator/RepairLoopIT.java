@@ -78,7 +78,7 @@ class RepairLoopIT {
 
     @AfterEach
     void stopPipeline() {
-        runners.forEach(StageRunner::close);
+        StageRunner.closeAll(runners);
         runners.clear();
         if (llm != null) llm.close();
     }

@@ -135,6 +135,11 @@ public final class ServiceJvm implements AutoCloseable {
         if (!process.waitFor(30, TimeUnit.SECONDS)) throw new IllegalStateException(name + " survived SIGKILL");
     }
 
+    /** SIGTERM without waiting: several JVMs asked together then each waited for ({@link #stop}) stop side by side. */
+    public void requestStop() {
+        process.destroy();
+    }
+
     /** SIGTERM (the services' shutdown hooks close their runners), then SIGKILL after {@code grace}. */
     public void stop(Duration grace) throws InterruptedException {
         process.destroy();

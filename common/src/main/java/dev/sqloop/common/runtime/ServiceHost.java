@@ -44,7 +44,7 @@ public final class ServiceHost {
         runners.forEach(StageRunner::start);
         List<AutoCloseable> closeLast = new ArrayList<>(List.of(resources));
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name(service + "-shutdown").unstarted(() -> {
-            runners.forEach(StageRunner::close);
+            StageRunner.closeAll(runners);
             management.close();
             for (AutoCloseable c : closeLast) {
                 try {

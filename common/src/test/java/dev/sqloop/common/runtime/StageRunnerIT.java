@@ -53,7 +53,7 @@ class StageRunnerIT {
 
     @AfterEach
     void stopRunners() {
-        runners.forEach(StageRunner::close);
+        StageRunner.closeAll(runners);
         runners.clear();
     }
 
@@ -214,6 +214,32 @@ class StageRunnerIT {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("graceful")
                     .partitionsToOffsetAndMetadata().get();
             assertEquals(50, committed.get(new TopicPartition("graceful-in", 0)).offset(), "and were committed");
+        }
+    }
+
+    /** Runners closed together ({@link StageRunner#closeAll}, as a service stops) each finish and commit their own. */
+    @Test
+    void shouldFinishAndCommitTheInFlightRecordsOfRunnersClosedTogether() throws Exception {
+        kafka.createTopics(1, "together-a", "together-b", "together-out");
+        List<StageRunner<Probe>> both = List.of(
+                run(new PassThroughStage("together-a", "together-out", Duration.ofMillis(700)), "together-a", settings("together-a")),
+                run(new PassThroughStage("together-b", "together-out", Duration.ofMillis(700)), "together-b", settings("together-b")));
+        kafka.sendProbes("together-a", 20);
+        kafka.send("together-b", "b-1", JsonCodec.encode(new Probe("b-1", 1, 0)), Map.of());
+        kafka.send("together-b", "b-2", JsonCodec.encode(new Probe("b-2", 2, 0)), Map.of());
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while ((both.get(0).inFlight() < 20 || both.get(1).inFlight() < 2) && System.nanoTime() < deadline) Thread.sleep(20);
+
+        StageRunner.closeAll(both);
+
+        both.forEach(r -> assertEquals(StageRunner.State.STOPPED, r.state(), r.stageName()));
+        List<ConsumerRecord<byte[], byte[]>> out = kafka.readUntil("together-out", Duration.ofSeconds(30), l -> keys(l).size() >= 22);
+        assertEquals(22, keys(out).size(), "the in-flight records of both finished during the stop");
+        try (Admin admin = KafkaClients.admin(kafka.settings())) {
+            assertEquals(20, admin.listConsumerGroupOffsets("together-a").partitionsToOffsetAndMetadata().get()
+                    .get(new TopicPartition("together-a", 0)).offset());
+            assertEquals(2, admin.listConsumerGroupOffsets("together-b").partitionsToOffsetAndMetadata().get()
+                    .get(new TopicPartition("together-b", 0)).offset());
         }
     }
 
