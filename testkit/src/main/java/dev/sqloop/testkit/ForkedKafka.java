@@ -43,7 +43,7 @@ public final class ForkedKafka implements KafkaBroker {
     }
 
     private static ServiceJvm launch(Path dir, String log) throws IOException {
-        return ServiceJvm.fork("kafka.Kafka", List.of("-Xmx512m", "-XX:+UseSerialGC"),
+        return ServiceJvm.fork("kafka.Kafka", List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                 List.of(dir.resolve("server.properties").toString()), dir.resolve(log));
     }
 
