@@ -85,6 +85,7 @@ public final class StageRunner<I> implements AutoCloseable {
     private volatile Admission admission = Admission.ALWAYS;
 
     private volatile boolean running = true;
+    private final java.util.concurrent.atomic.AtomicBoolean stopRequested = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean stopping;
     private volatile State state = State.CREATED;
     private volatile Throwable failure;
@@ -283,7 +284,13 @@ public final class StageRunner<I> implements AutoCloseable {
         Map<TopicPartition, OffsetAndMetadata> offsets = committable(partitions);
         if (offsets.isEmpty()) return;
         try {
-            consumer.commitSync(offsets, Duration.ofSeconds(10));
+            try {
+                consumer.commitSync(offsets, Duration.ofSeconds(10));
+            } catch (org.apache.kafka.common.errors.WakeupException e) {
+                // a stop's wakeup fires in the first blocking call: here when the loop saw the stop before polling
+                // again; it fires once, so the commit goes through the second time
+                consumer.commitSync(offsets, Duration.ofSeconds(10));
+            }
         } catch (KafkaException e) {
             // The records stay uncommitted and are processed again: at-least-once, never lost.
             log.warn("stage {}: final commit failed: {}", stage.name(), e.toString());
@@ -500,7 +507,8 @@ public final class StageRunner<I> implements AutoCloseable {
      */
     public void requestStop() {
         running = false;
-        consumer.wakeup();
+        // once: a second wakeup, after the loop ended, would break the final commit instead of a poll
+        if (stopRequested.compareAndSet(false, true)) consumer.wakeup();
     }
 
     /** Graceful stop: no new records start; in-flight ones finish (up to the shutdown timeout) and are committed. */
