@@ -142,7 +142,7 @@ public final class ServiceJvm implements AutoCloseable {
 
     /** SIGTERM (the services' shutdown hooks close their runners), then SIGKILL after {@code grace}. */
     public void stop(Duration grace) throws InterruptedException {
-        process.destroy();
+        requestStop();
         if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) kill9();
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -80,12 +81,12 @@ public final class StageRunner<I> implements AutoCloseable {
     private final Thread consumerThread;
     /** Starts records when a slot frees (see {@link #releaseSlot}); parked otherwise. */
     private final Thread dispatcher;
-    private final java.util.concurrent.atomic.AtomicBoolean dispatchWanted = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean dispatchWanted = new AtomicBoolean();
     private final Counter retries;
     private volatile Admission admission = Admission.ALWAYS;
 
     private volatile boolean running = true;
-    private final java.util.concurrent.atomic.AtomicBoolean stopRequested = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean stopRequested = new AtomicBoolean();
     private volatile boolean stopping;
     private volatile State state = State.CREATED;
     private volatile Throwable failure;
@@ -434,8 +435,7 @@ public final class StageRunner<I> implements AutoCloseable {
             log.error("stage {}: unexpected failure at {}-{}@{}; stopping the runner", stage.name(), work.record().topic(),
                     work.record().partition(), work.record().offset(), t);
             failure = t;
-            running = false;
-            consumer.wakeup();
+            requestStop();
         } finally {
             org.slf4j.MDC.remove(LOG_CONTEXT);
             if (slotHeld) releaseSlot();
