@@ -289,6 +289,42 @@ class PostgresSafeguardsIT {
         }
     }
 
+    /**
+     * PostgreSQL's {@code pg_} functions and its catalog lookups read objects by name or oid, past the allow-list: a
+     * view's definition (holding the secret as a literal here), a table's comment, its live rows counted by the
+     * statistics, its size, the role's privileges on it, its existence. The role itself may call each — shown on its
+     * own connection — so only the executor stands between a query and them, allow-list or not; the pure {@code pg_}
+     * functions still run.
+     */
+    @Test
+    void shouldRefuseCatalogFunctionsThatReadObjectsOutsideTheAllowList() throws Exception {
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            st.execute("CREATE OR REPLACE VIEW probe.probe_view AS SELECT id FROM probe.probe_secrets WHERE secret <> 'the-view-secret'");
+            st.execute("COMMENT ON TABLE probe.probe_secrets IS 'the-comment-secret'");
+        }
+        String viewdef = "SELECT pg_get_viewdef('probe.probe_view'::regclass)";
+        String comment = "SELECT obj_description('probe.probe_secrets'::regclass)";
+        try (Connection c = PostgresServer.reader(pg.jdbcUrl("academic")); Statement st = c.createStatement()) {
+            assertTrue(scalar(st, viewdef).contains("the-view-secret"), "the role itself reads the definition");
+            assertEquals("the-comment-secret", scalar(st, comment), "and the comment");
+        }
+        for (String sql : List.of(viewdef, comment,
+                "SELECT pg_catalog.pg_get_viewdef('probe.probe_view'::regclass, true)",
+                "SELECT pg_stat_get_live_tuples('probe.probe_secrets'::regclass)",
+                "SELECT pg_relation_size('probe.probe_secrets')",
+                "SELECT has_table_privilege('probe.probe_secrets', 'SELECT')",
+                "SELECT to_regclass('probe.probe_secrets') IS NOT NULL",
+                "SELECT a.name FROM author a WHERE \"pg_get_viewdef\"('probe.probe_view'::regclass) LIKE '%secret%'")) {
+            for (DatasourceConfig ds : new DatasourceConfig[] {open, onlyAuthor}) {
+                EngineError e = fail(executor, ds, sql);
+                assertEquals(ErrorCategory.READ_ONLY_VIOLATION, e.category(), ds.name() + ": " + sql + ": " + e);
+                assertFalse(e.message().contains("the-view-secret") || e.message().contains("the-comment-secret"), e.message());
+            }
+        }
+        assertEquals(1, ok(executor, onlyAuthor, "SELECT pg_typeof(name)::text, pg_column_size(name), pg_size_pretty(1024::bigint)"
+                + " FROM author LIMIT 1").rowCount(), "functions of their arguments alone still run");
+    }
+
     @Test
     void shouldStopTheWholeCorpusBeforeTheEngineAndChangeNothing() throws Exception {
         long before = rows();

@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * Read-only syntax can still touch files, sequences, other servers or the clock: this policy rejects such
- * functions (a deny-list by name and prefix), table-valued functions other than a small allow-list of
+ * functions (a deny-list by name and prefix, and PostgreSQL's {@code pg_} namespace, which reads the server's objects by
+ * name or oid, but for its functions of their arguments alone), table-valued functions other than a small allow-list of
  * row generators, and file paths used as tables ({@code parquet.`/data/x`}, {@code FROM "x.csv"}).
  *
  * <p>A deny-list, not an allow-list (see PARSERS.md): the names are one union over all dialects, because a name
@@ -20,11 +21,11 @@ public final class SideEffectPolicy {
             "glob", "nextval", "setval", "currval", "lastval", "sleep", "query", "query_table", "set_config",
             "parquet_scan", "parquet_metadata", "parquet_schema", "csv_scan", "json_scan", "iceberg_scan",
             "delta_scan", "load_extension", "reflect", "java_method", "reflect2",
-            "txid_current", "pg_notify", "copy", "system", "shell", "getenv", "http_get", "http_post",
+            "txid_current", "copy", "system", "shell", "getenv", "http_get", "http_post",
             // PostgreSQL: functions that run a query given as text (the allow-list never sees its tables)
             "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
-            "ts_stat", "ts_rewrite", "current_setting", "pg_current_logfile", "pg_export_snapshot", "pg_log_backend_memory_contexts",
-            "pg_import_system_collations", "pg_prewarm", "pg_current_xact_id", "txid_current_snapshot", "pg_signal_backend",
+            "ts_stat", "ts_rewrite", "current_setting", "txid_current_snapshot",
+            // (PostgreSQL's pg_ functions — server files, sleeps, locks, backends, settings, catalog reads — below)
             // Hive / Spark: server files, splits of any query, Java calls, server paths and OS users
             "in_file", "get_splits", "get_llap_splits", "try_reflect", "input_file_name", "input_file_block_start",
             "input_file_block_length", "current_user", "logged_in_user", "current_groups", "current_authorizer",
@@ -33,13 +34,23 @@ public final class SideEffectPolicy {
             "sniff_csv", "getvariable", "which_secret", "json_execute_serialized_sql", "sql_auto_complete",
             "enable_profiling", "force_checkpoint");
     private static final List<String> DENIED_PREFIXES = List.of(
-            "read_", "pg_read_", "pg_sleep", "pg_ls_", "pg_stat_file", "pg_file_", "pg_terminate", "pg_cancel",
-            "pg_reload", "pg_rotate", "pg_advisory", "pg_try_advisory", "pg_create_", "pg_drop_", "pg_switch",
-            "pg_promote", "pg_logical", "pg_replication", "dblink", "sqlite_", "postgres_", "mysql_", "http_",
+            "read_", "dblink", "sqlite_", "postgres_", "mysql_", "http_",
             // every database_to_xml, schema_to_xml*, table_to_xml* (they read tables named as text)
-            "database_to_xml", "schema_to_xml", "table_to_xml", "lo_", "pg_stat_reset", "pg_wal_", "pg_backup_",
-            "pg_start_backup", "pg_stop_backup", "pg_import_", "pg_copy_", "pg_stat_statements_reset", "duckdb_",
+            "database_to_xml", "schema_to_xml", "table_to_xml", "lo_", "duckdb_",
             "pragma_", "iceberg_", "delta_", "xpath");
+    /**
+     * PostgreSQL's {@code pg_} functions describe the server and its objects by name or oid — a view's or function's
+     * definition ({@code pg_get_viewdef}), a table's size or live-row count ({@code pg_relation_size}, {@code
+     * pg_stat_get_live_tuples}), its partitions, sequences, settings, snapshots — so they read tables the allow-list
+     * never sees; the whole namespace is refused but for these, which compute from their arguments alone.
+     */
+    private static final Set<String> PURE_PG = Set.of(
+            "pg_typeof", "pg_size_pretty", "pg_size_bytes", "pg_column_size", "pg_input_is_valid", "pg_input_error_info");
+    /** Catalog lookups outside the {@code pg_} namespace: an object's existence, privileges or comment by name or oid. */
+    private static final Set<String> CATALOG_LOOKUPS = Set.of(
+            "obj_description", "col_description", "shobj_description", "to_regclass", "to_regcollation",
+            "to_regnamespace", "to_regoper", "to_regoperator", "to_regproc", "to_regprocedure", "to_regrole", "to_regtype",
+            "to_regtypemod", "inet_server_addr", "inet_server_port");
     /** Table functions that only generate rows from their arguments. */
     private static final Set<String> ROW_GENERATORS = Set.of(
             "unnest", "generate_series", "range", "generate_subscripts", "sequence", "exclude_columns",
@@ -89,7 +100,10 @@ public final class SideEffectPolicy {
     }
 
     public static boolean isDenied(String function) {
-        if (DENIED.contains(function)) return true;
+        if (DENIED.contains(function) || CATALOG_LOOKUPS.contains(function)) return true;
+        if (function.startsWith("pg_") && !PURE_PG.contains(function)) return true;
+        // has_table_privilege, has_column_privilege, has_schema_privilege, …: what the role may do to any object
+        if (function.startsWith("has_") && function.endsWith("_privilege")) return true;
         for (String p : DENIED_PREFIXES) {
             if (function.startsWith(p)) return true;
         }

@@ -48,6 +48,39 @@ class OutsideProbeTest {
 
     @ParameterizedTest
     @ValueSource(strings = {
+            "SELECT pg_get_viewdef('secret_view'::regclass)",
+            "SELECT pg_catalog.pg_get_functiondef('f'::regproc)",
+            "SELECT pg_get_userbyid(10)",
+            "SELECT pg_stat_get_live_tuples('secrets'::regclass)",
+            "SELECT pg_relation_size('secrets')",
+            "SELECT pg_total_relation_size('secrets')",
+            "SELECT pg_sequence_last_value('orders_seq')",
+            "SELECT * FROM pg_partition_tree('secrets')",
+            "SELECT \"pg_get_viewdef\"('v'::regclass)",
+            "SELECT obj_description('secrets'::regclass)",
+            "SELECT col_description('secrets'::regclass, 1)",
+            "SELECT has_table_privilege('secrets', 'SELECT')",
+            "SELECT has_column_privilege('secrets', 'secret', 'SELECT')",
+            "SELECT to_regclass('secrets') IS NOT NULL",
+            "SELECT inet_server_addr()",
+            "SELECT id FROM orders WHERE pg_has_role('admin', 'MEMBER')"})
+    void shouldRefusePostgresCatalogFunctionsThatReadObjectsByName(String sql) {
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, refused(Dialect.POSTGRES, sql).category(), sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT pg_typeof(amount) FROM orders",
+            "SELECT pg_size_pretty(sum(amount)::bigint) FROM orders",
+            "SELECT pg_column_size(status) FROM orders",
+            "SELECT pg_catalog.lower(status) FROM orders",
+            "SELECT has_discount, to_char(amount, '999') FROM orders"})
+    void shouldAcceptPgFunctionsOfTheirArgumentsAlone(String sql) throws SqlRejection {
+        parse(Dialect.POSTGRES, sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
             "SELECT in_file('root:x:0:0:root:/root:/bin/bash', '/etc/passwd')",
             "SELECT in_file('x', '/dev/zero')",
             "SELECT * FROM get_splits('SELECT * FROM secret', 1)",
