@@ -95,7 +95,10 @@ public final class ReadOnlyGuard {
                 }
                 i = quoteEnd(sql, i, c, backslashStrings && c == '"');
                 if (i < 0) return Verdict.malformed("unterminated quoted identifier");
-                // a quoted name is still a name: `reflect`(…) calls reflect
+                // a quoted name is still a name: `reflect`(…) calls reflect, x::"regclass" casts
+                if (":".equals(previous) && SideEffectPolicy.isCatalogType(sql.substring(start + 1, i - 1))) {
+                    return Verdict.refuse("not read-only: a cast to " + sql.substring(start + 1, i - 1) + " looks objects up in the catalog");
+                }
                 previous = asciiUpper(sql.substring(start + 1, i - 1));
             } else if (c == '$' && dollarQuotes && SqlText.dollarTag(sql, i) != null) {
                 String tag = SqlText.dollarTag(sql, i);
@@ -110,6 +113,11 @@ public final class ReadOnlyGuard {
                 int s = i;
                 while (i < n && isWordChar(sql.charAt(i))) i++;
                 words.add(sql.substring(s, i));
+                String word = words.getLast().toLowerCase(java.util.Locale.ROOT);
+                if (":".equals(previous) && SideEffectPolicy.isCatalogType(word)) {
+                    // x::regclass: the validator's check on the cast, applied to the text
+                    return Verdict.refuse("not read-only: a cast to " + word + " looks objects up in the catalog");
+                }
                 previous = asciiUpper(words.getLast());
             } else {
                 if (c == '(' && backslashStrings && JAVA_CALLS.contains(previous)) {

@@ -292,7 +292,8 @@ class PostgresSafeguardsIT {
     /**
      * PostgreSQL's {@code pg_} functions and its catalog lookups read objects by name or oid, past the allow-list: a
      * view's definition (holding the secret as a literal here), a table's comment, its live rows counted by the
-     * statistics, its size, the role's privileges on it, its existence. The role itself may call each — shown on its
+     * statistics, its size, the role's privileges on it, its existence, and — cast to regclass — the name behind any
+     * number, so every relation of the database. The role itself may call each — shown on its
      * own connection — so only the executor stands between a query and them, allow-list or not; the pure {@code pg_}
      * functions still run.
      */
@@ -304,9 +305,16 @@ class PostgresSafeguardsIT {
         }
         String viewdef = "SELECT pg_get_viewdef('probe.probe_view'::regclass)";
         String comment = "SELECT obj_description('probe.probe_secrets'::regclass)";
+        long oid;
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            oid = Long.parseLong(scalar(st, "SELECT 'probe.probe_secrets'::regclass::oid"));
+        }
+        // numbers to names: every relation of the database, whatever the allow-list
+        String names = "SELECT string_agg(i::regclass::text, ',') FROM generate_series(" + (oid - 3) + ", " + (oid + 3) + ") i";
         try (Connection c = PostgresServer.reader(pg.jdbcUrl("academic")); Statement st = c.createStatement()) {
             assertTrue(scalar(st, viewdef).contains("the-view-secret"), "the role itself reads the definition");
             assertEquals("the-comment-secret", scalar(st, comment), "and the comment");
+            assertTrue(scalar(st, names).contains("probe.probe_secrets"), "and the names of every relation");
         }
         for (String sql : List.of(viewdef, comment,
                 "SELECT pg_catalog.pg_get_viewdef('probe.probe_view'::regclass, true)",
@@ -314,6 +322,7 @@ class PostgresSafeguardsIT {
                 "SELECT pg_relation_size('probe.probe_secrets')",
                 "SELECT has_table_privilege('probe.probe_secrets', 'SELECT')",
                 "SELECT to_regclass('probe.probe_secrets') IS NOT NULL",
+                names, "SELECT CAST('probe.probe_secrets' AS regclass) IS NOT NULL",
                 "SELECT a.name FROM author a WHERE \"pg_get_viewdef\"('probe.probe_view'::regclass) LIKE '%secret%'")) {
             for (DatasourceConfig ds : new DatasourceConfig[] {open, onlyAuthor}) {
                 EngineError e = fail(executor, ds, sql);

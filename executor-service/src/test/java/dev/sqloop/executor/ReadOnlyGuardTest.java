@@ -105,6 +105,31 @@ class ReadOnlyGuardTest {
         }
     }
 
+    /** Catalog reads by name or oid, past the allow-list: refused on the text alone, as the validator does on the tree. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT pg_get_viewdef('secret_view'::regclass)",
+            "SELECT \"pg_stat_get_live_tuples\"(16390)",
+            "SELECT has_table_privilege('secrets', 'SELECT')",
+            "SELECT i::regclass::text FROM generate_series(16384, 20000) i",
+            "SELECT 'secrets' :: regclass",
+            "SELECT 10::\"regrole\"",
+            "SELECT regclass('secrets')"})
+    void shouldRefuseCatalogReadsByNameOrNumber(String sql) {
+        ReadOnlyGuard.Verdict v = ReadOnlyGuard.check(sql, Dialect.POSTGRES);
+        assertFalse(v.allowed(), sql);
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, v.category(), sql);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT amount::numeric, status::text, pg_typeof(amount) FROM orders",
+            "SELECT 'x'::text AS regclass, \"RegClass\" FROM orders",
+            "SELECT regclass_name FROM orders"})
+    void shouldLetCastsAndPureFunctionsThrough(String sql) {
+        assertTrue(ReadOnlyGuard.check(sql, Dialect.POSTGRES).allowed(), sql);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
             "SELECT in_file('x', '/dev/zero')",

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.expression.AnalyticExpression;
+import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
 import net.sf.jsqlparser.expression.Function;
@@ -392,6 +393,19 @@ public final class JSqlDialectParser implements DialectParser {
                     }
                 }
                 return null;
+            }
+
+            @Override
+            public <S> Void visit(CastExpression cast, S context) {
+                if (failure == null && cast.getColDataType() != null && cast.getColDataType().getDataType() != null) {
+                    String type = QueryScope.lower(unquote(cast.getColDataType().getDataType().strip()));
+                    type = type.substring(type.lastIndexOf('.') + 1); // pg_catalog.regclass
+                    if (SideEffectPolicy.isCatalogType(type)) {
+                        failure = SqlRejection.readOnly("a cast to " + type + " looks objects up in the catalog by name or"
+                                + " number, outside the allow-list", type);
+                    }
+                }
+                return super.visit(cast, context);
             }
 
             @Override

@@ -51,6 +51,14 @@ public final class SideEffectPolicy {
             "obj_description", "col_description", "shobj_description", "to_regclass", "to_regcollation",
             "to_regnamespace", "to_regoper", "to_regoperator", "to_regproc", "to_regprocedure", "to_regrole", "to_regtype",
             "to_regtypemod", "inet_server_addr", "inet_server_port");
+    /**
+     * PostgreSQL's object identifier types: {@code 'secrets'::regclass} looks a name up in the catalog (the error says
+     * whether it exists) and {@code n::regclass} turns any number into the name of the object it identifies, so
+     * {@code SELECT i::regclass FROM generate_series(16384, 20000) i} lists every relation of the database.
+     */
+    private static final Set<String> CATALOG_TYPES = Set.of(
+            "regclass", "regcollation", "regconfig", "regdictionary", "regnamespace", "regoper", "regoperator", "regproc",
+            "regprocedure", "regrole", "regtype");
     /** Table functions that only generate rows from their arguments. */
     private static final Set<String> ROW_GENERATORS = Set.of(
             "unnest", "generate_series", "range", "generate_subscripts", "sequence", "exclude_columns",
@@ -99,8 +107,14 @@ public final class SideEffectPolicy {
         return FILE_FORMATS.contains(name);
     }
 
+    /** Whether {@code type} (lower case, unqualified) is an object identifier type, which reads the catalog when cast to. */
+    public static boolean isCatalogType(String type) {
+        return CATALOG_TYPES.contains(type);
+    }
+
     public static boolean isDenied(String function) {
-        if (DENIED.contains(function) || CATALOG_LOOKUPS.contains(function)) return true;
+        // regclass('secrets') is the cast written as a call
+        if (DENIED.contains(function) || CATALOG_LOOKUPS.contains(function) || CATALOG_TYPES.contains(function)) return true;
         if (function.startsWith("pg_") && !PURE_PG.contains(function)) return true;
         // has_table_privilege, has_column_privilege, has_schema_privilege, …: what the role may do to any object
         if (function.startsWith("has_") && function.endsWith("_privilege")) return true;

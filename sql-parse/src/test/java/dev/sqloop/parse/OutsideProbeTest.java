@@ -63,7 +63,14 @@ class OutsideProbeTest {
             "SELECT has_column_privilege('secrets', 'secret', 'SELECT')",
             "SELECT to_regclass('secrets') IS NOT NULL",
             "SELECT inet_server_addr()",
-            "SELECT id FROM orders WHERE pg_has_role('admin', 'MEMBER')"})
+            "SELECT id FROM orders WHERE pg_has_role('admin', 'MEMBER')",
+            "SELECT 'secrets'::regclass",
+            "SELECT i::regclass::text FROM generate_series(16384, 20000) i",
+            "SELECT CAST('secrets' AS regclass) IS NOT NULL",
+            "SELECT 'secrets'::pg_catalog.regclass",
+            "SELECT 10::\"regrole\"",
+            "SELECT regclass('secrets')",
+            "SELECT id FROM orders WHERE status = (SELECT 'f'::regproc::text)"})
     void shouldRefusePostgresCatalogFunctionsThatReadObjectsByName(String sql) {
         assertEquals(ErrorCategory.READ_ONLY_VIOLATION, refused(Dialect.POSTGRES, sql).category(), sql);
     }
@@ -74,7 +81,8 @@ class OutsideProbeTest {
             "SELECT pg_size_pretty(sum(amount)::bigint) FROM orders",
             "SELECT pg_column_size(status) FROM orders",
             "SELECT pg_catalog.lower(status) FROM orders",
-            "SELECT has_discount, to_char(amount, '999') FROM orders"})
+            "SELECT has_discount, to_char(amount, '999') FROM orders",
+            "SELECT amount::numeric(10, 2), CAST(status AS varchar), 'regclass'::text AS regclass FROM orders"})
     void shouldAcceptPgFunctionsOfTheirArgumentsAlone(String sql) throws SqlRejection {
         parse(Dialect.POSTGRES, sql);
     }
