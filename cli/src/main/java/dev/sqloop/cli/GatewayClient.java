@@ -83,7 +83,9 @@ public final class GatewayClient {
         try {
             return http.send(req, handler);
         } catch (ConnectException e) {
-            throw new ConnectException("cannot reach the gateway at " + base + " (" + e.getMessage() + ")");
+            // the JDK's own message is often null here
+            throw new ConnectException("cannot reach the gateway at " + base + " (connection refused): start one (./sqloop demo"
+                    + " --serve, ./sqloop serve) or name yours with --gateway URL or SQLOOP_GATEWAY_URL");
         }
     }
 

@@ -15,20 +15,25 @@ public final class Main {
     /** Likewise for Kafka, DJL and other libraries. */
     public static final String LIBRARY_LOG_LEVEL = "sqloop.log.libraries";
 
-    private static final String USAGE = """
+    static final String USAGE = """
             usage: ./sqloop <command> [options]
 
               demo                 run the embedded demo: broker, every stage, simulated LLM, DuckDB warehouse
                     [--serve] [--work-dir .sqloop/demo]
               test                 run every test (unit and integration, on real servers)
+              bench pipeline       the whole pipeline against its LLM-bound and CPU-bound limits, CPU per stage, heap
+                    [--questions N] [--regime llm|cpu|both] [--concurrency 256] [--processes] …  (./sqloop bench --help)
               bench runner         StageRunner throughput vs the ideal in_flight / latency
                     [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
               bench validator [ROUNDS]     static-validation latency per parser family (p50/p99)
               bench executor [ITERATIONS]  executor overhead over raw JDBC on DuckDB
               bench retrieval [N] [Q]      embed + top-k search at 1k and N stored examples, schema linking
+              bench probe [ROUNDS]         this machine's speed now: a fixed piece of sqloop's work on one thread
               submit FILE.jsonl    submit a batch to a gateway and follow it
                     --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit] [--retry-failed [--reason R]]
               status ID [--batch]  a question's (or batch's) status from the gateway
+                    (status, cancel, retry and examples take --gateway URL [--api-key K]; default SQLOOP_GATEWAY_URL,
+                    else http://127.0.0.1:8080, where ./sqloop demo --serve and ./sqloop serve listen)
               cancel ID [--batch]  cancel a question (or batch): what is not final ends "cancelled", no more LLM calls
               retry ID [--batch]   run a failed question (or a batch's outage failures) again from attempt 1, after an outage
                     [--reason R[,R]] [--wait] [--out results.jsonl]
@@ -105,6 +110,10 @@ public final class Main {
             // a path argument that names nothing: the user's mistake, not a crash (relative to where ./sqloop was called)
             System.err.println("sqloop: no such file: " + e.getFile());
             code = 2;
+        } catch (java.net.ConnectException e) {
+            // a gateway or broker that is not there: say where and what to do, not a stack trace
+            System.err.println("sqloop: " + e.getMessage());
+            code = 1;
         } catch (Exception e) {
             System.err.println("sqloop: failed: " + e);
             e.printStackTrace(System.err);

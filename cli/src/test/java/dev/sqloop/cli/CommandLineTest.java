@@ -46,6 +46,27 @@ class CommandLineTest {
     }
 
     @Test
+    void topLevelHelpNamesEveryBenchmark() {
+        for (String bench : List.of("pipeline", "runner", "validator", "executor", "retrieval", "probe")) {
+            assertTrue(Main.USAGE.contains("bench " + bench), bench);
+        }
+    }
+
+    /** No gateway where the command looks: where it looked and how to start or name one, not a bare JDK exception. */
+    @Test
+    void aGatewayThatIsNotThereIsNamedWithWhatToDo() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        java.net.ConnectException e = assertThrows(java.net.ConnectException.class,
+                () -> Main.run(List.of("status", "q-1", "--gateway", "http://127.0.0.1:" + port)));
+        assertTrue(e.getMessage().startsWith("cannot reach the gateway at http://127.0.0.1:" + port), e.getMessage());
+        assertTrue(e.getMessage().contains("--gateway URL") && e.getMessage().contains("./sqloop demo --serve"), e.getMessage());
+        assertTrue(!e.getMessage().contains("null"), e.getMessage());
+    }
+
+    @Test
     void switchesNeverSwallowTheNextArgument() {
         Args a = new Args(List.of("--batch", "b-123", "--reason", "llm_unavailable", "--wait"));
         assertEquals(List.of("b-123"), a.positional(), "the id after --batch is the id");

@@ -178,7 +178,7 @@ final class BatchEndpoints {
                 try {
                     node = mapper.readTree(p);
                 } catch (JsonProcessingException e) {
-                    throw ApiError.badRequest("invalid JSON: " + e.getOriginalMessage(), null).atLine(index);
+                    throw ApiError.badRequest(Http.invalidJson(e), null).atLine(index);
                 }
                 if (p.currentLocation().getCharOffset() - start > config.maxLineBytes()) {
                     throw new ApiError(413, "too_large", "a batch element is larger than " + config.maxLineBytes() + " bytes", null, null).atLine(index);
@@ -191,7 +191,7 @@ final class BatchEndpoints {
             }
             if (p.nextToken() != null) throw ApiError.badRequest("trailing content after the JSON array", null);
         } catch (JsonProcessingException e) {
-            throw ApiError.badRequest("invalid JSON: " + e.getOriginalMessage(), null);
+            throw ApiError.badRequest(Http.invalidJson(e), null);
         } catch (CharacterCodingException e) {
             throw Http.invalidUtf8();
         }

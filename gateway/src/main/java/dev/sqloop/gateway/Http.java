@@ -88,10 +88,21 @@ final class Http {
         try {
             return STRICT.readTree(body);
         } catch (JsonProcessingException e) {
-            throw ApiError.badRequest("invalid JSON: " + e.getOriginalMessage(), null);
+            throw ApiError.badRequest(invalidJson(e), null);
         } catch (IOException e) {
             throw ApiError.badRequest("invalid JSON: " + e.getMessage(), null);
         }
+    }
+
+    /**
+     * The parser's reason and where, for the caller: Jackson's own message names its source and settings ("start
+     * marker at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 1]").
+     */
+    static String invalidJson(JsonProcessingException e) {
+        String reason = e.getOriginalMessage() == null ? "malformed" : e.getOriginalMessage();
+        reason = reason.replaceAll("\\s*\\(start marker at \\[Source:[^\\]]*\\]\\)", "").replaceAll("\\s*at \\[Source:[^\\]]*\\]", "").strip();
+        var at = e.getLocation();
+        return "invalid JSON: " + reason + (at == null || at.getLineNr() < 1 ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
     }
 
     static boolean isBlank(byte[] bytes) {

@@ -2,8 +2,10 @@ package dev.sqloop.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -33,6 +35,21 @@ class HttpTest {
             assertEquals(400, e.status(), bad);
             assertEquals("invalid_request", e.body().get("error"), bad);
         }
+    }
+
+    /** The reason says what is wrong and where, in the caller's terms: not the parser's source and settings. */
+    @Test
+    void shouldSayWhatIsWrongWithTheJsonAndWhereWithoutTheParsersInternals() {
+        for (String bad : new String[] {"{\"question\": \"q\"", "{\"question\": q}", "{\"a\":1,\"a\":2}", "[1,\n 2,,]"}) {
+            String message = String.valueOf(refused(bad).body().get("message"));
+            assertTrue(message.startsWith("invalid JSON: "), message);
+            assertTrue(message.matches("(?s).*\\(line \\d+, column \\d+\\)$"), message);
+            for (String internal : new String[] {"Source", "REDACTED", "StreamReadFeature", "start marker"}) {
+                assertFalse(message.contains(internal), message);
+            }
+        }
+        String twoLines = String.valueOf(refused("[1,\n 2,,]").body().get("message"));
+        assertTrue(twoLines.endsWith("(line 2, column 4)"), twoLines); // the second comma
     }
 
     @Test
