@@ -51,8 +51,11 @@ public final class Main {
                     show OFFSET
                     replay [same filters] [--offset N]... [--dry-run]   (all take --bootstrap HOST:PORT; ./sqloop dlq --help)
               serve                the whole pipeline in one JVM on your SQLOOP_* configuration (embedded classpath)
+                    [--data-dir DIR]
               eval DATASET         accuracy of a gold-SQL dataset through the pipeline: VA/EX/TS/EM (embedded classpath)
+                    [--max-attempts 1,3] [--map db=ds,...] [--ts N] [--out DIR] …  (./sqloop eval --help)
               broker               a local KRaft Kafka broker for a multi-process dev stack (embedded classpath)
+                    [--data-dir DIR]
               chaos                N questions through the services in their own JVMs while workers are SIGKILLed in turn (embedded classpath)
               help                 this text; every command answers --help
               version              sqloop's version

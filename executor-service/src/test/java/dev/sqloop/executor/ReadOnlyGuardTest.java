@@ -135,6 +135,7 @@ class ReadOnlyGuardTest {
             "SELECT in_file('x', '/dev/zero')",
             "SELECT `in_file`('x', '/etc/passwd')",
             "SELECT get_splits('SELECT * FROM secret', 1)",
+            "SELECT get_sql_schema('SELECT * FROM secret')",
             "SELECT try_reflect('java.lang.Runtime', 'getRuntime')",
             "SELECT input_file_name() FROM t",
             "SELECT * FROM csv.`/etc/passwd`",

@@ -26,8 +26,8 @@ public final class SideEffectPolicy {
             "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
             "ts_stat", "ts_rewrite", "current_setting", "txid_current_snapshot",
             // (PostgreSQL's pg_ functions — server files, sleeps, locks, backends, settings, catalog reads — below)
-            // Hive / Spark: server files, splits of any query, Java calls, server paths and OS users
-            "in_file", "get_splits", "get_llap_splits", "try_reflect", "input_file_name", "input_file_block_start",
+            // Hive / Spark: server files, splits or the schema of any query given as text, Java calls, server paths and OS users
+            "in_file", "get_splits", "get_llap_splits", "get_sql_schema", "try_reflect", "input_file_name", "input_file_block_start",
             "input_file_block_length", "current_user", "logged_in_user", "current_groups", "current_authorizer",
             "from_protobuf", "to_protobuf", "from_avro", "to_avro", "compute_stats", "sq_count_check",
             // DuckDB: settings, secrets, files and other databases

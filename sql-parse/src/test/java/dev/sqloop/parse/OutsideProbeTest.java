@@ -93,6 +93,7 @@ class OutsideProbeTest {
             "SELECT in_file('x', '/dev/zero')",
             "SELECT * FROM get_splits('SELECT * FROM secret', 1)",
             "SELECT get_splits('SELECT * FROM secret', 1)",
+            "SELECT get_sql_schema('SELECT * FROM secret')",
             "SELECT try_reflect('java.lang.Runtime', 'getRuntime')",
             "SELECT input_file_name() FROM orders",
             "SELECT current_user()",
