@@ -1,6 +1,7 @@
 package dev.sqloop.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,7 +64,7 @@ class CommandLineTest {
                 () -> Main.run(List.of("status", "q-1", "--gateway", "http://127.0.0.1:" + port)));
         assertTrue(e.getMessage().startsWith("cannot reach the gateway at http://127.0.0.1:" + port), e.getMessage());
         assertTrue(e.getMessage().contains("--gateway URL") && e.getMessage().contains("./sqloop demo --serve"), e.getMessage());
-        assertTrue(!e.getMessage().contains("null"), e.getMessage());
+        assertFalse(e.getMessage().contains("null"), e.getMessage());
     }
 
     @Test

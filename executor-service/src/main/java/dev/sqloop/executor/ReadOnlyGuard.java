@@ -95,11 +95,11 @@ public final class ReadOnlyGuard {
                 }
                 i = quoteEnd(sql, i, c, backslashStrings && c == '"');
                 if (i < 0) return Verdict.malformed("unterminated quoted identifier");
-                // a quoted name is still a name: `reflect`(…) calls reflect, x::"regclass" casts
-                if (":".equals(previous) && SideEffectPolicy.isCatalogType(sql.substring(start + 1, i - 1))) {
-                    return Verdict.refuse("not read-only: a cast to " + sql.substring(start + 1, i - 1) + " looks objects up in the catalog");
-                }
-                previous = asciiUpper(sql.substring(start + 1, i - 1));
+                // a quoted name is still a name: `reflect`(…) calls reflect, x::"regclass" casts (its case kept)
+                String name = sql.substring(start + 1, i - 1);
+                Verdict cast = ":".equals(previous) ? catalogCast(name) : null;
+                if (cast != null) return cast;
+                previous = asciiUpper(name);
             } else if (c == '$' && dollarQuotes && SqlText.dollarTag(sql, i) != null) {
                 String tag = SqlText.dollarTag(sql, i);
                 int close = sql.indexOf(tag, i + tag.length());
@@ -113,11 +113,8 @@ public final class ReadOnlyGuard {
                 int s = i;
                 while (i < n && isWordChar(sql.charAt(i))) i++;
                 words.add(sql.substring(s, i));
-                String word = words.getLast().toLowerCase(java.util.Locale.ROOT);
-                if (":".equals(previous) && SideEffectPolicy.isCatalogType(word)) {
-                    // x::regclass: the validator's check on the cast, applied to the text
-                    return Verdict.refuse("not read-only: a cast to " + word + " looks objects up in the catalog");
-                }
+                Verdict cast = ":".equals(previous) ? catalogCast(words.getLast().toLowerCase(java.util.Locale.ROOT)) : null;
+                if (cast != null) return cast;
                 previous = asciiUpper(words.getLast());
             } else {
                 if (c == '(' && backslashStrings && JAVA_CALLS.contains(previous)) {
@@ -218,6 +215,12 @@ public final class ReadOnlyGuard {
             }
         }
         return -1;
+    }
+
+    /** A type written after {@code ::}: the validator's refusal of casts to object identifier types, on the text. */
+    private static Verdict catalogCast(String type) {
+        return SideEffectPolicy.isCatalogType(type)
+                ? Verdict.refuse("not read-only: a cast to " + type + " looks objects up in the catalog") : null;
     }
 
     private static boolean isWordStart(char c) {

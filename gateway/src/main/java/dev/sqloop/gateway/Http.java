@@ -100,7 +100,8 @@ final class Http {
      */
     static String invalidJson(JsonProcessingException e) {
         String reason = e.getOriginalMessage() == null ? "malformed" : e.getOriginalMessage();
-        reason = reason.replaceAll("\\s*\\(start marker at \\[Source:[^\\]]*\\]\\)", "").replaceAll("\\s*at \\[Source:[^\\]]*\\]", "").strip();
+        // getOriginalMessage leaves out the location Jackson appends; only a start marker's is inside the text
+        reason = reason.replaceAll("\\s*\\(start marker at \\[Source:[^\\]]*\\]\\)", "").strip();
         var at = e.getLocation();
         return "invalid JSON: " + reason + (at == null || at.getLineNr() < 1 ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
     }
