@@ -3,7 +3,8 @@ package dev.sqloop.executor;
 import com.zaxxer.hikari.HikariConfig;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
-import java.util.Locale;
+import dev.sqloop.common.datasource.HiveServer2Url;
+import dev.sqloop.common.datasource.ReadOnlyJdbc;
 
 /**
  * Spark Thrift Server ({@code sparksql}) and HiveServer2 ({@code hive}) through hive-jdbc: one protocol, one
@@ -43,7 +44,7 @@ final class HiveServer2Profile implements EngineProfile {
     @Override
     public void configure(HikariConfig pool, DatasourceConfig ds) {
         long socketTimeoutMs = ds.queryTimeout().toMillis() + SOCKET_MARGIN_MS;
-        pool.setJdbcUrl(withSessionVariable(ds.jdbcUrl(), "socketTimeout", Long.toString(socketTimeoutMs)));
+        pool.setJdbcUrl(HiveServer2Url.withSessionVariable(ReadOnlyJdbc.url(ds), "socketTimeout", Long.toString(socketTimeoutMs)));
         pool.setDriverClassName("org.apache.hive.jdbc.HiveDriver");
         pool.setUsername(ds.user() == null ? "sqloop" : ds.user());
         if (ds.password() != null) pool.setPassword(ds.password());
@@ -67,26 +68,18 @@ final class HiveServer2Profile implements EngineProfile {
         return ERRORS;
     }
 
-    /**
-     * Adds {@code name=value} to the session-variable part of a HiveServer2 URL
-     * ({@code jdbc:hive2://host:port/db;sess_vars?hive_conf#hive_vars}) unless the URL already sets it.
-     */
-    static String withSessionVariable(String url, String name, String value) {
-        int end = url.length();
-        for (char c : new char[] {'?', '#'}) {
-            int i = url.indexOf(c);
-            if (i >= 0) end = Math.min(end, i);
+    /** A literal that substitution would change must come back as written (ReadOnlyJdbc#textSettings turns it off). */
+    static final String SUBSTITUTION_PROBE = "${system:file.separator}";
+
+    @Override
+    public String sessionProblem(java.sql.Connection c) throws java.sql.SQLException {
+        try (java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT '" + SUBSTITUTION_PROBE + "'")) {
+            String back = rs.next() ? rs.getString(1) : null;
+            return SUBSTITUTION_PROBE.equals(back) ? null
+                    : "substitutes ${…} variables in query text before parsing it ('" + SUBSTITUTION_PROBE + "' came back as '" + back
+                    + "'): set hive.variable.substitute=false" + (dialect == Dialect.SPARKSQL ? " and spark.sql.variable.substitute=false" : "")
+                    + " on the server, or let the session set them";
         }
-        String head = url.substring(0, end);
-        int authority = head.indexOf("//");
-        if (authority >= 0 && head.indexOf('/', authority + 2) < 0) {
-            // no database path: hive-jdbc reads whatever follows the authority as the database
-            int semi = head.indexOf(';', authority + 2);
-            head = semi < 0 ? head + "/" : head.substring(0, semi) + "/" + head.substring(semi);
-        }
-        for (String part : head.split(";")) {
-            if (part.strip().toLowerCase(Locale.ROOT).startsWith(name.toLowerCase(Locale.ROOT) + "=")) return url;
-        }
-        return head + ";" + name + "=" + value + url.substring(end);
     }
 }

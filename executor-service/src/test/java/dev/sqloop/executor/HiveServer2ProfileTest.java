@@ -22,7 +22,7 @@ class HiveServer2ProfileTest {
             "jdbc:hive2://h:10000/db#v=1|jdbc:hive2://h:10000/db;socketTimeout=45000#v=1",
             "jdbc:hive2://h:10000/db;socketTimeout=5000|jdbc:hive2://h:10000/db;socketTimeout=5000"})
     void shouldBoundEveryThriftCallUnlessTheUrlSaysOtherwise(String url, String expected) {
-        assertEquals(expected, HiveServer2Profile.withSessionVariable(url, "socketTimeout", "45000"));
+        assertEquals(expected, dev.sqloop.common.datasource.HiveServer2Url.withSessionVariable(url, "socketTimeout", "45000"));
     }
 
     @Test
@@ -33,8 +33,19 @@ class HiveServer2ProfileTest {
                 .withLimits(10, Duration.ofSeconds(30));
         new HiveServer2Profile(Dialect.SPARKSQL).configure(pool, ds);
         assertFalse(pool.isReadOnly(), "hive-jdbc throws on setReadOnly(true)");
-        assertEquals("jdbc:hive2://h:10000/default;socketTimeout=45000", pool.getJdbcUrl());
+        assertEquals("jdbc:hive2://h:10000/default;socketTimeout=45000?hive.variable.substitute=false;spark.sql.variable.substitute=false;"
+                + "spark.sql.parser.escapedStringLiterals=false;spark.sql.parser.quotedRegexColumnNames=false;"
+                + "spark.sql.ansi.doubleQuotedIdentifiers=false", pool.getJdbcUrl());
         assertEquals("org.apache.hive.jdbc.HiveDriver", pool.getDriverClassName());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "jdbc:hive2://h:10000/db|jdbc:hive2://h:10000/db?hive.variable.substitute=false;hive.support.quoted.identifiers=column",
+            "jdbc:hive2://h:10000/db?hive.variable.substitute=true;x=1#v=2|jdbc:hive2://h:10000/db?x=1;hive.variable.substitute=false;hive.support.quoted.identifiers=column#v=2",
+            "jdbc:hive2://h:10000/db#v=a?b|jdbc:hive2://h:10000/db?hive.variable.substitute=false;hive.support.quoted.identifiers=column#v=a?b"})
+    void shouldTurnTextSubstitutionOffWhateverTheUrlSays(String url, String expected) {
+        assertEquals(expected, dev.sqloop.common.datasource.ReadOnlyJdbc.url(DatasourceConfig.of("h", Dialect.HIVE, url, null, null)));
     }
 
     @Test
