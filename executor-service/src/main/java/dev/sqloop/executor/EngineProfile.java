@@ -14,6 +14,29 @@ interface EngineProfile {
     /** Fills the pool settings for a read-only connection to {@code ds} (URL, credentials, driver properties). */
     void configure(HikariConfig pool, DatasourceConfig ds);
 
+    /** As {@link #configure(HikariConfig, DatasourceConfig)}, leaving out optional settings the server refused. */
+    default void configure(HikariConfig pool, DatasourceConfig ds, java.util.Set<String> without) {
+        configure(pool, ds);
+    }
+
+    /** The optional session setting a connection failure says the role may not set, or null ({@link #configure}). */
+    default String refusedOptionalSetting(java.sql.SQLException failure) {
+        return null;
+    }
+
+    /** What an administrator runs so the role may set {@code setting}. */
+    default String howToGrant(String setting) {
+        return "";
+    }
+
+    /**
+     * Null when a new session reads query text exactly as sqloop's checks do, else what is wrong ("substitutes
+     * ${…} variables …"): asked once per physical connection, on the connection itself, before its first query.
+     */
+    default String sessionProblem(java.sql.Connection c) throws java.sql.SQLException {
+        return null;
+    }
+
     ErrorClassifier errors();
 
     /** The query bounded to {@code limit} rows. Newlines keep a trailing {@code --} comment from eating the wrapper. */
@@ -27,9 +50,10 @@ interface EngineProfile {
     }
 
     /**
-     * Makes a pooled connection clean before a query uses it: nothing a previous query left in the session
-     * (settings, temporary objects, advisory locks, prepared statements) may reach the next one. The default
-     * does nothing: the guard refuses every statement that could leave such state on engines without a reset.
+     * Makes a pooled connection clean after a query used it, before it goes back to the pool: nothing the query left in
+     * the session (settings, temporary objects, advisory locks, prepared statements) may outlive it. A connection whose
+     * reset fails is evicted. The default does nothing: the guard refuses every statement that could leave such state on
+     * engines without a reset.
      */
     default void resetSession(java.sql.Connection c) throws java.sql.SQLException {
     }

@@ -32,7 +32,8 @@ final class PostgresErrors implements ErrorClassifier {
             case "42804", "22P02", "42846", "22007", "22008", "22003", "22018" -> ErrorCategory.TYPE_MISMATCH;
             case "42702", "42P09", "42712" -> ErrorCategory.JOIN_ERROR;
             case "42601" -> ErrorCategory.SYNTAX_ERROR;
-            case "57014" -> ErrorCategory.TIMEOUT;
+            // the query's own cost: cancelled at statement_timeout, past temp_file_limit, behind a lock past lock_timeout
+            case "57014", "53400", "55P03" -> ErrorCategory.TIMEOUT;
             case "42501" -> ErrorCategory.PERMISSION_DENIED;
             case "25006" -> ErrorCategory.READ_ONLY_VIOLATION;
             case "22012" -> ErrorCategory.UNKNOWN;
@@ -56,7 +57,8 @@ final class PostgresErrors implements ErrorClassifier {
      * a warehouse problem that another attempt at the same SQL may not meet.
      */
     static boolean isInfrastructure(String state) {
-        return state.startsWith("08") || state.startsWith("53") || state.startsWith("57P") || state.startsWith("28")
+        // 53400 is not: temp_file_limit refuses what this query would spill, whoever else runs
+        return state.startsWith("08") || (state.startsWith("53") && !state.equals("53400")) || state.startsWith("57P") || state.startsWith("28")
                 || state.equals("3D000") || state.startsWith("58");
     }
 }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.SessionSchemas;
+import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.runtime.InfrastructureException;
 import dev.sqloop.parse.RegexPolicy;
@@ -17,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one query read-only on a named datasource, through a pool of read-only connections per datasource:
@@ -26,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public static final int PREVIEW_ROWS = 20;
+    private static final Logger LOG = LoggerFactory.getLogger(ReadOnlyExecutor.class);
 
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
     /**
@@ -35,6 +39,11 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
      * datasource (as before) checked the new sessions' bare names against the old path for the process's life.
      */
     private final Map<Connection, AllowListCheck.SessionScope> scopes = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    /** Physical connections whose session was checked to read text as sqloop does ({@link EngineProfile#sessionProblem}). */
+    private final Map<Connection, Boolean> verifiedSessions = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    private final java.util.Set<String> unsafeDatasources = ConcurrentHashMap.newKeySet();
+    /** Per datasource, the optional settings its server refused to the role (the pool is rebuilt without them). */
+    private final Map<String, java.util.Set<String>> withoutSettings = new ConcurrentHashMap<>();
 
     @Override
     public Result run(DatasourceConfig ds, String sql) {
@@ -42,42 +51,106 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         if (!verdict.allowed()) {
             return Failed.refused(EngineError.sql(verdict.category(), "refused by the executor: " + verdict.reason()));
         }
-        EngineProfile profile = EngineProfile.forDialect(ds.dialect());
         // refused before a connection is asked for; a bare name is judged on the session that runs it
         AllowListCheck.Verdict allowList = AllowListCheck.check(ds, verdict.query());
         if (allowList instanceof AllowListCheck.Refused r) return Failed.refused(r.error());
+        return execute(ds, verdict.query(), allowList);
+    }
+
+    /**
+     * Runs {@code query} exactly as {@link #run} would once its checks passed — same pool, session settings, limits,
+     * reset — with sqloop's own checks bypassed: for tests that prove what the engine itself enforces.
+     */
+    Result runUnchecked(DatasourceConfig ds, String query) {
+        return execute(ds, query, new AllowListCheck.Allowed());
+    }
+
+    private Result execute(DatasourceConfig ds, String query, AllowListCheck.Verdict allowList) {
+        EngineProfile profile = EngineProfile.forDialect(ds.dialect());
         long start = System.nanoTime();
         // the text the engine gets; null: planned through prepared-statement metadata, the query itself
         String sent = switch (ds.validationMode()) {
-            case LIMIT -> profile.limited(verdict.query(), ds.rowLimit());
-            case EXPLAIN -> profile.explain(verdict.query());
+            case LIMIT -> profile.limited(query, ds.rowLimit());
+            case EXPLAIN -> profile.explain(query);
         };
-        try (Connection c = pool(ds, profile).getConnection()) {
-            profile.resetSession(c);
-            if (allowList instanceof AllowListCheck.NeedsSession pending) {
-                EngineError refused = AllowListCheck.onSession(ds, pending, scope(c));
-                if (refused != null) return Failed.refused(refused);
+        try (Connection c = connect(ds, profile)) {
+            try {
+                String unsafe = verified(c, ds, profile);
+                if (unsafe != null) {
+                    return Failed.refused(EngineError.sql(ErrorCategory.PERMISSION_DENIED, "refused by the executor: datasource "
+                            + ds.name() + " " + unsafe));
+                }
+                if (allowList instanceof AllowListCheck.NeedsSession pending) {
+                    EngineError refused = AllowListCheck.onSession(ds, pending, scope(c));
+                    if (refused != null) return Failed.refused(refused);
+                }
+                Execution e = sent == null ? prepared(c, query, ds, start)
+                        : switch (ds.validationMode()) {
+                            case LIMIT -> query(c, sent, ds, start);
+                            case EXPLAIN -> explain(c, sent, ds, start);
+                        };
+                return new Succeeded(e);
+            } finally {
+                // after the query, not before the next: what it left in its session (an advisory lock, a setting, a
+                // temporary table) must not outlive it in an idle pooled connection
+                reset(c, ds, profile);
             }
-            Execution e = sent == null ? prepared(c, verdict.query(), ds, start)
-                    : switch (ds.validationMode()) {
-                        case LIMIT -> query(c, sent, ds, start);
-                        case EXPLAIN -> explain(c, sent, ds, start);
-                    };
-            return new Succeeded(e);
         } catch (SQLException e) {
             EngineError error = profile.errors().classify(e);
             if (error.infrastructure()) {
                 throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + error.message(), e);
             }
-            int at = sent == null ? -1 : sent.indexOf(verdict.query());
+            int at = sent == null ? -1 : sent.indexOf(query);
             if (at > 0) error = error.withMessage(EngineMessages.positionsBefore(error.message(), sent.substring(0, at)));
             return new Failed(error);
         }
     }
 
+    /** A pooled connection; a setting the server refuses to the role (optional, see the profile) is dropped once. */
+    private Connection connect(DatasourceConfig ds, EngineProfile profile) throws SQLException {
+        try {
+            return pool(ds, profile).getConnection();
+        } catch (SQLException e) {
+            String setting = profile.refusedOptionalSetting(e);
+            if (setting == null || !withoutSettings.computeIfAbsent(ds.name(), k -> ConcurrentHashMap.newKeySet()).add(setting)) throw e;
+            LOG.warn("datasource {}: the server refuses {} to this role ({}); running without it. {}", ds.name(), setting,
+                    e.getCause() == null ? e.getMessage() : e.getCause().getMessage(), profile.howToGrant(setting));
+            HikariDataSource old = pools.remove(ds.name());
+            if (old != null) old.close();
+            return pool(ds, profile).getConnection();
+        }
+    }
+
+    /** Null when the session reads text as sqloop's checks do (asked once per physical connection), else why not. */
+    private String verified(Connection pooled, DatasourceConfig ds, EngineProfile profile) throws SQLException {
+        Connection physical = physical(pooled);
+        if (verifiedSessions.containsKey(physical)) return null;
+        String problem = profile.sessionProblem(pooled);
+        if (problem != null) {
+            if (unsafeDatasources.add(ds.name())) LOG.error("datasource {} {}: every query on it is refused", ds.name(), problem);
+            return problem;
+        }
+        verifiedSessions.put(physical, Boolean.TRUE);
+        return null;
+    }
+
+    private void reset(Connection c, DatasourceConfig ds, EngineProfile profile) {
+        try {
+            profile.resetSession(c);
+        } catch (SQLException | RuntimeException e) {
+            HikariDataSource pool = pools.get(ds.name());
+            if (pool != null) pool.evictConnection(c);
+        }
+    }
+
+    private static Connection physical(Connection pooled) throws SQLException {
+        return pooled.isWrapperFor(Connection.class) ? pooled.unwrap(Connection.class) : pooled;
+    }
+
     private static Execution query(Connection c, String text, DatasourceConfig ds, long start) throws SQLException {
         // one Statement per query: DuckDB closes a Statement after a failed execute
         try (Statement st = c.createStatement(); Watchdog w = Watchdog.arm(st, ds)) {
+            verbatim(st);
             st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
             st.setMaxRows(ds.rowLimit());
             try (ResultSet rs = st.executeQuery(text)) {
@@ -98,9 +171,22 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         }
     }
 
+    /**
+     * No JDBC escape processing: pgjdbc would rewrite {@code {fn …}}, {@code {d …}} and {@code {call …}} in the text
+     * before sending it, so the engine would run a text the checks never read.
+     */
+    private static void verbatim(Statement st) {
+        try {
+            st.setEscapeProcessing(false);
+        } catch (SQLException | RuntimeException ignored) {
+            // drivers without escape processing (hive-jdbc) refuse or ignore the call: nothing to switch off
+        }
+    }
+
     /** Plans without running through the engine's EXPLAIN (where it validates fully). */
     private static Execution explain(Connection c, String explain, DatasourceConfig ds, long start) throws SQLException {
         try (Statement st = c.createStatement(); Watchdog w = Watchdog.arm(st, ds)) {
+            verbatim(st);
             st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
             try (ResultSet rs = st.executeQuery(explain)) {
                 while (rs.next()) {
@@ -123,7 +209,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
 
     /** Where this session resolves bare names (read after its reset, once per physical connection). */
     private AllowListCheck.SessionScope scope(Connection pooled) throws SQLException {
-        Connection physical = pooled.isWrapperFor(Connection.class) ? pooled.unwrap(Connection.class) : pooled;
+        Connection physical = physical(pooled);
         AllowListCheck.SessionScope known = scopes.get(physical);
         if (known != null) return known;
         String catalog;
@@ -179,7 +265,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             hc.setValidationTimeout(Math.max(250, Math.min(ds.connectTimeout().toMillis(), 5000)));
             // start even when the warehouse is down: a worker that cannot reach it retries per message instead
             hc.setInitializationFailTimeout(-1);
-            profile.configure(hc, ds);
+            profile.configure(hc, ds, withoutSettings.getOrDefault(name, java.util.Set.of()));
             return new HikariDataSource(hc);
         });
     }

@@ -4,10 +4,12 @@ import static dev.sqloop.executor.ExecutorAssertions.fail;
 import static dev.sqloop.executor.ExecutorAssertions.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
+import dev.sqloop.common.datasource.Safeguards;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.testkit.engines.DefogDatasets;
@@ -264,29 +266,98 @@ class PostgresSafeguardsIT {
                 .withAllowed(Set.of(), Set.of(allowed.split(",")), Set.of());
     }
 
+    /**
+     * What a query that bypassed every check could leave in its session — run on the executor's own path, pool size 1 —
+     * is gone once it returns: the probe saw advisory lock 42 still held by an idle pooled session, because the reset
+     * ran before the next query, not after this one.
+     */
     @Test
-    void shouldHandBackACleanSessionWhateverTheLastQueryLeft() throws Exception {
-        // what a query that bypassed every check could leave behind on the pooled (pool size 1) connection
-        try (Connection c = executor.borrow(open); Statement st = c.createStatement()) {
-            st.execute("SELECT set_config('search_path', 'pg_temp', false)");
-            st.execute("SELECT set_config('statement_timeout', '0', false)");
-            st.execute("SELECT pg_advisory_lock(424242)");
-            st.execute("PREPARE leftover AS SELECT 1");
+    void shouldLeaveNoSessionStateBehindAQueryEvenWithTheChecksBypassed() throws Exception {
+        for (String sql : List.of("SELECT set_config('search_path', 'pg_temp', false)", "SELECT set_config('statement_timeout', '0', false)",
+                "SELECT set_config('standard_conforming_strings', 'off', false)", "SELECT pg_advisory_lock(424242)")) {
+            assertInstanceOf(QueryRunner.Succeeded.class, executor.runUnchecked(open, sql), sql);
         }
-        // the next query on that connection gets it reset first
-        assertEquals(1, ok(executor, open, "SELECT 1 AS one").rowCount());
-        try (Connection c = executor.borrow(open); Statement st = c.createStatement()) {
-            assertEquals("\"$user\", public", scalar(st, "SELECT current_setting('search_path')"));
-            assertEquals("3s", scalar(st, "SELECT current_setting('statement_timeout')"), "the pool's startup option is back");
-            assertEquals("on", scalar(st, "SELECT current_setting('default_transaction_read_only')"), "still read-only");
-            assertEquals("0", scalar(st, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"));
-            assertEquals("0", scalar(st, "SELECT count(*) FROM pg_prepared_statements WHERE name = 'leftover'"));
-        }
-        // and another session can take the lock the first one took
+        // while that connection sits idle in the pool, no session holds the lock and another can take it
         try (Connection other = pg.superuser("academic"); Statement st = other.createStatement()) {
+            assertEquals("0", scalar(st, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"));
             assertEquals("t", scalar(st, "SELECT pg_try_advisory_lock(424242)"));
             st.execute("SELECT pg_advisory_unlock(424242)");
         }
+        assertEquals("\"$user\", public", value(executor.runUnchecked(open, "SELECT current_setting('search_path')")));
+        assertEquals("3s", value(executor.runUnchecked(open, "SELECT current_setting('statement_timeout')")), "the startup option is back");
+        assertEquals("on", value(executor.runUnchecked(open, "SELECT current_setting('standard_conforming_strings')")));
+        assertEquals("on", value(executor.runUnchecked(open, "SELECT current_setting('default_transaction_read_only')")), "still read-only");
+    }
+
+    /**
+     * pgjdbc rewrites JDBC escapes ({@code {fn ucase('a')}}) before sending a text unless told not to: the executor's
+     * statements send the text as written, so the engine never runs a text the checks did not read.
+     */
+    @Test
+    void shouldSendTheTextWithoutJdbcEscapeProcessing() throws Exception {
+        String escaped = "SELECT {fn ucase('a')} AS u";
+        try (Connection c = pg.reader(pg.jdbcUrl("academic")); Statement st = c.createStatement()) {
+            assertEquals("A", scalar(st, escaped), "pgjdbc's default rewrites the escape");
+        }
+        QueryRunner.Result r = executor.runUnchecked(open, escaped);
+        assertEquals(ErrorCategory.SYNTAX_ERROR, assertInstanceOf(QueryRunner.Failed.class, r, r::toString).error().category());
+    }
+
+    /**
+     * The engine bounds what one query may spill, with sqloop's checks bypassed: the role may set {@code temp_file_limit}
+     * (testkit grants it, as a deployment should) and the executor's sessions start with the datasource's {@code _TEMP_SIZE}.
+     */
+    @Test
+    void shouldStopAQueryAtTheTempFileLimit() throws Exception {
+        DatasourceConfig small = new DatasourceConfig("academic_spill", Dialect.POSTGRES, open.jdbcUrl(), open.user(), open.password(),
+                Set.of(), Set.of(), Set.of(), 50, Duration.ofSeconds(30), Duration.ofSeconds(2), null, 1, java.util.Map.of(),
+                new Safeguards(null, 1, "8MB", null, "1MB"));
+        String spill = "SELECT count(*) FROM (SELECT g, md5(g::text) AS h FROM generate_series(1, 3000000) g ORDER BY h) s";
+        QueryRunner.Result r = executor.runUnchecked(small, spill);
+        EngineError e = assertInstanceOf(QueryRunner.Failed.class, r, r::toString).error();
+        assertEquals(ErrorCategory.TIMEOUT, e.category(), e.toString());
+        assertTrue(e.message().contains("temp_file_limit"), e.message());
+        assertEquals("8MB", value(executor.runUnchecked(small, "SELECT current_setting('temp_file_limit')")));
+        assertEquals("1MB", value(executor.runUnchecked(small, "SELECT current_setting('work_mem')")));
+    }
+
+    /** A role that may not set {@code temp_file_limit} (a PostgreSQL before 15, or no grant) still runs queries. */
+    @Test
+    void shouldRunWithTheRolesOwnTempFileLimitWhenTheRoleMayNotSetIt() throws Exception {
+        try (Connection c = pg.superuser("postgres"); Statement st = c.createStatement()) {
+            st.execute("REVOKE SET ON PARAMETER temp_file_limit FROM " + PostgresServer.READER);
+        }
+        try (ReadOnlyExecutor fresh = new ReadOnlyExecutor()) {
+            assertEquals("-1", value(fresh.runUnchecked(open, "SELECT current_setting('temp_file_limit')")), "the role's own value");
+            assertEquals(1, ok(fresh, open, "SELECT count(*) FROM author").rowCount());
+        } finally {
+            try (Connection c = pg.superuser("postgres"); Statement st = c.createStatement()) {
+                st.execute("GRANT SET ON PARAMETER temp_file_limit TO " + PostgresServer.READER);
+            }
+        }
+    }
+
+    /** A wait behind another session's lock ends at {@code lock_timeout} (5 s), well before the query timeout. */
+    @Test
+    void shouldEndAWaitBehindAnotherSessionsLockAtTheLockTimeout() throws Exception {
+        DatasourceConfig patient = open.withLimits(50, Duration.ofSeconds(30));
+        patient = new DatasourceConfig("academic_patient", patient.dialect(), patient.jdbcUrl(), patient.user(), patient.password(),
+                Set.of(), Set.of(), Set.of(), 50, Duration.ofSeconds(30), Duration.ofSeconds(2), null, 1, java.util.Map.of());
+        try (Connection holder = pg.superuser("academic"); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("LOCK TABLE author IN ACCESS EXCLUSIVE MODE");
+            long t0 = System.nanoTime();
+            EngineError e = fail(executor, patient, "SELECT count(*) FROM author");
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            holder.rollback();
+            assertEquals(ErrorCategory.TIMEOUT, e.category(), e.toString());
+            assertTrue(e.message().contains("lock timeout"), e.message());
+            assertTrue(tookMs < 20_000, "ended by lock_timeout, not the 30 s query timeout: " + tookMs + " ms");
+        }
+    }
+
+    private static Object value(QueryRunner.Result r) {
+        return assertInstanceOf(QueryRunner.Succeeded.class, r, r::toString).execution().preview().getFirst().getFirst();
     }
 
     /**

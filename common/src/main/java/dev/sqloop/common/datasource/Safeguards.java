@@ -13,8 +13,11 @@ import java.util.Objects;
  *                    the database is read-only, so spilling is the only use of the temp directory)
  * @param regex       Hive/Spark regular expressions ({@code _REGEX}): {@code checked} (default) refuses patterns that
  *                    backtrack without bound, {@code refused} every regex function, {@code allowed} none
+ * @param workMem     PostgreSQL {@code work_mem} of the executor's sessions ({@code _WORK_MEM}, default
+ *                    {@value #DEFAULT_WORK_MEM}): memory per sort or hash before it spills to temp files, which
+ *                    {@code tempSize} bounds there as {@code temp_file_limit}
  */
-public record Safeguards(String memoryLimit, int threads, String tempSize, String regex) {
+public record Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem) {
     public static final String DEFAULT_MEMORY_LIMIT = "1GB";
     /**
      * One: a query runs on the executor's thread that asked for it. The executor runs several questions' queries at once
@@ -23,16 +26,38 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
      */
     public static final int DEFAULT_THREADS = 1;
     public static final String DEFAULT_TEMP_SIZE = "1GB";
+    public static final String DEFAULT_WORK_MEM = "64MB";
     public static final Safeguards DEFAULTS = new Safeguards(DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TEMP_SIZE, "checked");
 
     public Safeguards {
         memoryLimit = size(memoryLimit, DEFAULT_MEMORY_LIMIT, "memory limit");
         tempSize = size(tempSize, DEFAULT_TEMP_SIZE, "temp size");
+        workMem = size(workMem, DEFAULT_WORK_MEM, "work mem");
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, was " + threads);
         regex = regex == null || regex.isBlank() ? "checked" : regex.trim().toLowerCase(Locale.ROOT);
         if (!java.util.Set.of("checked", "refused", "allowed").contains(regex)) {
             throw new IllegalArgumentException("regex must be checked, refused or allowed, was '" + regex + "'");
         }
+    }
+
+    public Safeguards(String memoryLimit, int threads, String tempSize, String regex) {
+        this(memoryLimit, threads, tempSize, regex, null);
+    }
+
+    /** {@code size} (as {@link #size} accepts it) in whole kilobytes, PostgreSQL's unit for memory and file settings. */
+    public static long kilobytes(String size) {
+        String v = size.toUpperCase(Locale.ROOT);
+        int unit = 0;
+        while (unit < v.length() && (Character.isDigit(v.charAt(unit)) || v.charAt(unit) == '.')) unit++;
+        double n = Double.parseDouble(v.substring(0, unit));
+        double factor = switch (v.substring(unit)) {
+            case "B" -> 1.0 / 1024;
+            case "KB", "KIB" -> 1;
+            case "MB", "MIB" -> 1024;
+            case "GB", "GIB" -> 1024 * 1024;
+            default -> 1024.0 * 1024 * 1024;
+        };
+        return Math.max(1, (long) Math.ceil(n * factor));
     }
 
     /** A DuckDB size such as {@code 512MB} or {@code 2GB}: digits and a unit, nothing that could smuggle SQL. */

@@ -144,6 +144,8 @@ public final class PostgresServer implements AutoCloseable {
         try (Connection c = superuser("postgres"); Statement st = c.createStatement()) {
             st.execute("CREATE ROLE " + READER + " LOGIN PASSWORD '" + READER_PASSWORD + "' NOSUPERUSER NOCREATEDB NOCREATEROLE");
             st.execute("ALTER ROLE " + READER + " SET default_transaction_read_only = on");
+            // as a deployment should: the executor's sessions bound what one query may spill (a superuser setting)
+            st.execute("GRANT SET ON PARAMETER temp_file_limit TO " + READER);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the read-only role", e);
         }
