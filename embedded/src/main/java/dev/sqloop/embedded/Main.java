@@ -3,6 +3,7 @@ package dev.sqloop.embedded;
 import dev.sqloop.cli.Args;
 import dev.sqloop.embedded.bench.ExecutorBenchmark;
 import dev.sqloop.embedded.bench.MachineSpeed;
+import dev.sqloop.embedded.bench.ParserBoundsBenchmark;
 import dev.sqloop.embedded.bench.PipelineBenchmark;
 import dev.sqloop.embedded.bench.RetrievalBenchmark;
 import dev.sqloop.embedded.bench.RunnerBenchmark;
@@ -53,6 +54,7 @@ public final class Main {
               validator [ROUNDS]           static-validation latency per parser family (p50/p99)
               executor [ITERATIONS]        executor overhead over raw JDBC on DuckDB
               retrieval [N] [Q]            embed + top-k search at 1k and N stored examples, schema linking
+              parser-bounds                what the largest accepted texts cost each parser, and the refused ones
               probe [ROUNDS]               this machine's speed now: a fixed piece of sqloop's work on one thread
                                            (pipeline --processes samples it during its run)
             """;
@@ -74,7 +76,9 @@ public final class Main {
             case "executor" -> ExecutorBenchmark.main(positional);
             case "retrieval" -> RetrievalBenchmark.main(positional);
             case "probe" -> MachineSpeed.main(positional);
-            default -> throw new Args.UsageException("bench what? one of: pipeline, runner, validator, executor, retrieval, probe");
+            case "parser-bounds" -> ParserBoundsBenchmark.main(positional);
+            default -> throw new Args.UsageException("bench what? one of: pipeline, runner, validator, executor, retrieval, probe,"
+                    + " parser-bounds");
         }
         return 0;
     }

@@ -18,9 +18,8 @@ import java.util.function.Supplier;
  * included — and the side-effect policy (functions that run SQL text or touch the server), so both hold even
  * for a message that never went through the validator.
  *
- * <p>A text the parser cannot read is refused when the datasource has an allow-list (its tables cannot be
- * known) or is DuckDB; otherwise it goes to the engine, which is the judge of syntax, after the guard's
- * lexical checks (the same function deny-list, applied to every name followed by a parenthesis).
+ * <p>A text the parser cannot read is refused on every datasource: no check of this executor could read it (the
+ * validator parses with the same parser and refuses the same texts as syntax errors, so the pipeline loses nothing).
  */
 final class AllowListCheck {
     private AllowListCheck() {}
@@ -73,10 +72,6 @@ final class AllowListCheck {
     /** The verdict from the query alone, before any connection. */
     static Verdict check(DatasourceConfig ds, String query) {
         AllowList list = ds.allowList();
-        boolean restricted = list.restricts()
-                // DuckDB runs in this process: what the parser cannot read (FROM-first, PIVOT) could build an
-                // uninterruptible value, and the validator refuses the same texts, so the two agree
-                || ds.dialect() == dev.sqloop.common.Dialect.DUCKDB;
         ParsedQuery parsed;
         try {
             parsed = DialectParsers.forDialect(ds.dialect()).parse(query);
@@ -84,14 +79,15 @@ final class AllowListCheck {
             if (r.category() != ErrorCategory.SYNTAX_ERROR && r.category() != ErrorCategory.UNKNOWN) {
                 return new Refused(EngineError.sql(r.category(), "refused by the executor: " + r.getMessage()));
             }
-            return restricted ? new Refused(EngineError.sql(r.category(), "refused by the executor (the allow-list cannot be checked): "
-                    + r.getMessage())) : new Allowed();
+            // fail closed on every dialect: what this parser cannot read, no check of this executor has seen (the
+            // validator parses with the same parser, so no query it passed lands here)
+            return new Refused(EngineError.sql(r.category(), "refused by the executor (its checks cannot read the query): "
+                    + r.getMessage()));
         } catch (RuntimeException | StackOverflowError e) {
-            return restricted ? new Refused(EngineError.sql(ErrorCategory.SYNTAX_ERROR,
-                    "refused by the executor: the query could not be analysed against the allow-list; write it more simply"))
-                    : new Allowed();
+            return new Refused(EngineError.sql(ErrorCategory.SYNTAX_ERROR,
+                    "refused by the executor: the query could not be analysed; write it more simply"));
         }
-        if (!restricted) return new Allowed();
+        if (!list.restricts()) return new Allowed();
         for (ObjectName t : parsed.tables()) {
             // the parts as the engine looks them up: on PostgreSQL "Sales" is not sales, and only an entry for it admits it
             if (!allowed(list, t.exact())) {

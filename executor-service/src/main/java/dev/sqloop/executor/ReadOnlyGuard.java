@@ -60,6 +60,9 @@ public final class ReadOnlyGuard {
     /** As {@link #check(String, Dialect)}, with the datasource's regex mode (Hive/Spark only). */
     public static Verdict check(String sql, Dialect dialect, RegexPolicy.Mode regex) {
         if (sql == null || sql.isBlank()) return Verdict.malformed("empty SQL");
+        if (sql.length() > SqlText.MAX_CHARS) return Verdict.malformed("longer than " + SqlText.MAX_CHARS + " characters");
+        String substituted = SqlText.substitution(sql, dialect);
+        if (substituted != null) return Verdict.refuse(substituted);
         boolean backslashStrings = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
         boolean backticks = backslashStrings;
         boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
@@ -78,6 +81,9 @@ public final class ReadOnlyGuard {
             if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
                 i = lineEnd(sql, i);
             } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                if (SqlText.readsHints(dialect) && sql.startsWith("/*+", i)) {
+                    return Verdict.refuse("optimizer hints (/*+ … */) are not accepted: the engine reads them as instructions");
+                }
                 i = blockCommentEnd(sql, i);
                 if (i == NESTED) return Verdict.refuse("nested /* comment: engines disagree on where it ends");
                 if (i < 0) return Verdict.malformed("unterminated comment");
@@ -97,7 +103,7 @@ public final class ReadOnlyGuard {
                 if (i < 0) return Verdict.malformed("unterminated quoted identifier");
                 // a quoted name is still a name: `reflect`(…) calls reflect, x::"regclass" casts (its case kept)
                 String name = sql.substring(start + 1, i - 1);
-                Verdict cast = ":".equals(previous) ? catalogCast(name) : null;
+                Verdict cast = ":".equals(previous) ? cast(name, afterDoubleColon(sql, start), dialect) : null;
                 if (cast != null) return cast;
                 previous = asciiUpper(name);
             } else if (c == '$' && dollarQuotes && SqlText.dollarTag(sql, i) != null) {
@@ -112,8 +118,12 @@ public final class ReadOnlyGuard {
             } else if (isWordStart(c)) {
                 int s = i;
                 while (i < n && isWordChar(sql.charAt(i))) i++;
+                if (i - s == 1 && (c == 'U' || c == 'u') && sql.startsWith("&\"", i)) {
+                    // PostgreSQL's U&"\0071uery_to_xml" is query_to_xml: a name this lexer cannot read as the engine does
+                    return Verdict.refuse("a Unicode-escaped identifier (U&\"…\"): write the name plainly");
+                }
                 words.add(sql.substring(s, i));
-                Verdict cast = ":".equals(previous) ? catalogCast(words.getLast().toLowerCase(java.util.Locale.ROOT)) : null;
+                Verdict cast = ":".equals(previous) ? cast(words.getLast().toLowerCase(java.util.Locale.ROOT), afterDoubleColon(sql, s), dialect) : null;
                 if (cast != null) return cast;
                 previous = asciiUpper(words.getLast());
             } else {
@@ -217,10 +227,27 @@ public final class ReadOnlyGuard {
         return -1;
     }
 
-    /** A type written after {@code ::}: the validator's refusal of casts to object identifier types, on the text. */
-    private static Verdict catalogCast(String type) {
-        return SideEffectPolicy.isCatalogType(type)
-                ? Verdict.refuse("not read-only: a cast to " + type + " looks objects up in the catalog") : null;
+    /**
+     * A type written after {@code ::}: the validator's refusals on the text — casts to object identifier types, and on
+     * PostgreSQL to anything but a built-in type (a table's name is a type there, {@code NULL::secrets} reads its columns).
+     * After a single {@code :} (an array slice, {@code a[1:n]}) the word is no type.
+     */
+    private static Verdict cast(String type, boolean doubleColon, Dialect dialect) {
+        if (SideEffectPolicy.isCatalogType(type)) {
+            return Verdict.refuse("not read-only: a cast to " + type + " looks objects up in the catalog");
+        }
+        if (doubleColon && !SideEffectPolicy.isBuiltInType(dialect, type)) {
+            return Verdict.refuse("not read-only: a cast to " + type + ", which is not a built-in type (a table's name as a type"
+                    + " reads its columns)");
+        }
+        return null;
+    }
+
+    /** Whether the token starting at {@code at} follows {@code ::} (blanks allowed between). */
+    private static boolean afterDoubleColon(String sql, int at) {
+        int j = at - 1;
+        while (j >= 0 && Character.isWhitespace(sql.charAt(j))) j--;
+        return j >= 1 && sql.charAt(j) == ':' && sql.charAt(j - 1) == ':';
     }
 
     private static boolean isWordStart(char c) {

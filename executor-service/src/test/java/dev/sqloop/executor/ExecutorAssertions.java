@@ -56,6 +56,32 @@ final class ExecutorAssertions {
         }
     }
 
+    /**
+     * Issue 44's substitution attacks on a HiveServer2 engine: the engine itself substitutes on a session opened without
+     * sqloop's settings ({@code plain}), the executor's own sessions do not (run with its checks bypassed), and through
+     * the checks the attacks never reach the engine.
+     */
+    static void assertTextRunsAsChecked(ReadOnlyExecutor executor, DatasourceConfig ds, Connection plain, String column, String table)
+            throws SQLException {
+        try (Statement st = plain.createStatement(); ResultSet rs = st.executeQuery("SELECT '${system:file.separator}' AS s")) {
+            rs.next();
+            assertEquals("/", rs.getString(1), "the engine substitutes on a session without sqloop's settings");
+        }
+        Execution literal = assertInstanceOf(QueryRunner.Succeeded.class,
+                executor.runUnchecked(ds, "SELECT '${system:user.name}' AS u")).execution();
+        assertEquals("${system:user.name}", literal.preview().getFirst().getFirst(), "the executor's session runs the text as written");
+        String hidden = "SELECT 1 AS x -- ${system:line.separator}, " + column + " FROM " + table;
+        Execution commented = assertInstanceOf(QueryRunner.Succeeded.class, executor.runUnchecked(ds, hidden)).execution();
+        assertEquals(List.of("x"), commented.columns(), "the comment stays a comment on the engine");
+        assertRefusedBeforeTheEngine(executor, ds, List.of(hidden, "SELECT '${env:HOME}' AS h",
+                "SELECT '${hiveconf:javax.jdo.option.ConnectionPassword}' AS p"));
+        try (Connection own = executor.borrow(ds)) {
+            assertEquals(null, new HiveServer2Profile(ds.dialect()).sessionProblem(own), "the session is verified");
+        }
+        assertTrue(new HiveServer2Profile(ds.dialect()).sessionProblem(plain).contains("substitutes"),
+                "a session that substitutes is named for it");
+    }
+
     /** The validator's evasion corpus for one dialect (issue 11's probe classes included). */
     static List<String> evasionCorpus(dev.sqloop.common.Dialect dialect) {
         return dev.sqloop.parse.SqlCorpus.load(dev.sqloop.parse.SqlCorpus.EVASIONS).stream()

@@ -228,6 +228,13 @@ class HiveExecutorIT {
     }
 
     @Test
+    void shouldRunTheTextItCheckedWithSubstitutionOff() throws Exception {
+        try (Connection plain = admin()) {
+            ExecutorAssertions.assertTextRunsAsChecked(executor, ds, plain, "id", "sales");
+        }
+    }
+
+    @Test
     void shouldEndALongQueryOnTheServerAtTheTimeout() throws Exception {
         DatasourceConfig quick = ds.withLimits(100, Duration.ofSeconds(3));
         // 3000 × 3000 × 15 = 1.35e8 row combinations: 10–30 s for a local MapReduce job, well past the 3 s timeout,

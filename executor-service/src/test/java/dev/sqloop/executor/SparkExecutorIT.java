@@ -206,6 +206,13 @@ class SparkExecutorIT {
     }
 
     @Test
+    void shouldRunTheTextItCheckedWithSubstitutionOff() throws Exception {
+        try (Connection plain = spark.connect("academic")) {
+            ExecutorAssertions.assertTextRunsAsChecked(executor, ds, plain, "aid", "author");
+        }
+    }
+
+    @Test
     void shouldEndALongQueryOnTheServerAtTheTimeout() throws Exception {
         DatasourceConfig slow = ds.withLimits(50, Duration.ofSeconds(3));
         ok(executor, slow, "SELECT count(*) FROM range(1000)");

@@ -96,7 +96,12 @@ public final class JSqlDialectParser implements DialectParser {
             throw SqlRejection.notAQuery(statement);
         }
         Extraction x = new Extraction();
-        x.select(select, null, Map.of());
+        try {
+            x.select(select, null, Map.of());
+        } catch (StackOverflowError e) {
+            // a flat chain (1 + 1 + … , a AND b AND …) is a tree as deep as it is long
+            throw SqlRejection.syntax("the query's expressions are nested too deeply to analyse; write it more simply");
+        }
         ParsedQuery parsed = new ParsedQuery(dialect, x.scopes, x.tables, x.functions, x.tableFunctions, x.filters,
                 shape(select, x.distinctAggregate, x.anyGroupBy));
         SideEffectPolicy.check(parsed);
@@ -148,6 +153,7 @@ public final class JSqlDialectParser implements DialectParser {
         boolean anyGroupBy;
         private SqlRejection failure;
         private final ExpressionWalker walker = new ExpressionWalker();
+        private final JSqlValues valueReader = new JSqlValues(hiveLike);
 
         QueryScope select(Select s, QueryScope parent, Map<String, Cte> ctes) throws SqlRejection {
             if (s.getForMode() != null || s.getForUpdate() != null || s.getForUpdateTable() != null) {
@@ -379,9 +385,7 @@ public final class JSqlDialectParser implements DialectParser {
                         && XML_SYNTAX.contains(QueryScope.lower(unquote(name.getLast()))))) {
                     functions.add(QueryScope.lower(unquote(name.getLast())));
                 }
-                if (dialect == Dialect.DUCKDB && name != null && !name.isEmpty() && failure == null) {
-                    failure = ValueSizePolicy.check(QueryScope.lower(unquote(name.getLast())), function.getParameters());
-                }
+                if (name != null && !name.isEmpty()) values(function);
                 if (function.isDistinct()) distinctAggregate = true;
                 super.visit(function, context);
                 if (function.getKeywordArguments() != null) {
@@ -395,6 +399,26 @@ public final class JSqlDialectParser implements DialectParser {
                 return null;
             }
 
+            /** The value-size bounds on every dialect, and Hive/Spark's regex rules, on this call and what it is built from. */
+            private void values(Expression e) {
+                if (failure != null) return;
+                ValueExpr v = valueReader.of(e);
+                failure = ValueSizePolicy.check(dialect, v);
+                if (failure == null && v instanceof ValueExpr.Call call) failure = RegexPolicy.checkCall(dialect, call);
+            }
+
+            @Override
+            public <S> Void visit(net.sf.jsqlparser.expression.operators.relational.LikeExpression like, S context) {
+                values(like);
+                return super.visit(like, context);
+            }
+
+            @Override
+            public <S> Void visit(net.sf.jsqlparser.expression.operators.arithmetic.Concat concat, S context) {
+                values(concat);
+                return super.visit(concat, context);
+            }
+
             @Override
             public <S> Void visit(CastExpression cast, S context) {
                 if (failure == null && cast.getColDataType() != null && cast.getColDataType().getDataType() != null) {
@@ -403,6 +427,10 @@ public final class JSqlDialectParser implements DialectParser {
                     if (SideEffectPolicy.isCatalogType(type)) {
                         failure = SqlRejection.readOnly("a cast to " + type + " looks objects up in the catalog by name or"
                                 + " number, outside the allow-list", type);
+                    } else if (!SideEffectPolicy.isBuiltInType(dialect, cast.getColDataType().getDataType())) {
+                        failure = SqlRejection.readOnly("a cast to " + cast.getColDataType().getDataType() + ", which is not a"
+                                + " built-in type of " + dialect.displayName() + ": a table's name used as a type reads its"
+                                + " columns; cast to a built-in type (integer, numeric, text, date, …)", type);
                     }
                 }
                 return super.visit(cast, context);

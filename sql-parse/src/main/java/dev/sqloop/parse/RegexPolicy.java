@@ -42,6 +42,97 @@ public final class RegexPolicy {
 
     private RegexPolicy() {}
 
+    /**
+     * Where each regex function takes its pattern (1-based), as the parsers name the call: also the operators
+     * ({@code a RLIKE p} and {@code a LIKE p} become calls of those names), Spark's {@code LIKE}, which compiles its
+     * pattern into a Java regex ({@code %} is {@code .*}), and {@code parse_url}, which builds one from its key.
+     */
+    private static final java.util.Map<String, java.util.List<Integer>> PATTERN_ARGS = java.util.Map.ofEntries(
+            java.util.Map.entry("rlike", java.util.List.of(2)), java.util.Map.entry("regexp", java.util.List.of(2)),
+            java.util.Map.entry("regexp_like", java.util.List.of(2)), java.util.Map.entry("regexp_extract", java.util.List.of(2)),
+            java.util.Map.entry("regexp_extract_all", java.util.List.of(2)), java.util.Map.entry("regexp_replace", java.util.List.of(2)),
+            java.util.Map.entry("regexp_count", java.util.List.of(2)), java.util.Map.entry("regexp_instr", java.util.List.of(2)),
+            java.util.Map.entry("regexp_substr", java.util.List.of(2)), java.util.Map.entry("split", java.util.List.of(2)),
+            java.util.Map.entry("str_to_map", java.util.List.of(2, 3)), java.util.Map.entry("parse_url", java.util.List.of(3)),
+            java.util.Map.entry("like", java.util.List.of(2)), java.util.Map.entry("ilike", java.util.List.of(2)));
+
+    /**
+     * The tree's reading of one call on Hive/Spark: a pattern that is not a plain string literal (built by {@code concat},
+     * {@code repeat}, a column) cannot be judged before it runs, so it is refused; a literal one is judged as
+     * {@link #dangerous} judges it ({@code LIKE} patterns after their translation to a regex). Null when acceptable.
+     */
+    static SqlRejection checkCall(Dialect dialect, ValueExpr.Call call) {
+        if (!applies(dialect)) return null;
+        java.util.List<Integer> at = PATTERN_ARGS.get(call.name());
+        if (at == null) return null;
+        for (int i : at) {
+            ValueExpr arg = call.arg(i);
+            if (arg == null) continue;
+            while (arg instanceof ValueExpr.Cast c) arg = c.inner();
+            if (!(arg instanceof ValueExpr.Text text)) {
+                return SqlRejection.readOnly("the " + (call.name().endsWith("like") ? "pattern of " + call.name().toUpperCase(Locale.ROOT)
+                        : "regular expression of " + call.name() + "()") + " is computed by an expression; " + dialect.wireName()
+                        + " evaluates it with a backtracking regex it cannot interrupt, so only a string literal can be checked"
+                        + " before it runs: write the pattern as a literal", call.name());
+            }
+            String pattern = call.name().endsWith("like") ? likeToRegex(text.value())
+                    : call.name().equals("parse_url") ? "(&|^)" + text.value() + "=([^&]*)" : text.value();
+            String why = dangerous(pattern);
+            // even two unbounded quantifiers cost the square of the subject: on a subject built from constants
+            // (repeat('a', 100000)) that is minutes of uninterruptible matching
+            ValueExpr subject = call.arg(1);
+            if (why == null && unbounded(pattern) >= 2 && subject != null
+                    && ValueSizePolicy.constantSize(dialect, subject) > MAX_CONSTANT_SUBJECT) {
+                why = "a subject built from constants matched by more than one unbounded quantifier";
+            }
+            if (why != null) {
+                return SqlRejection.readOnly("pattern '" + shorten(text.value()) + "' can backtrack without bound (" + why + "); "
+                        + dialect.wireName() + " cannot interrupt it", call.name());
+            }
+        }
+        return null;
+    }
+
+    /** The longest subject built from constants a pattern with several unbounded quantifiers may be matched against. */
+    static final int MAX_CONSTANT_SUBJECT = 1_000;
+
+    /** How many unbounded quantifiers ({@code *}, {@code +}, {@code {n,}}) a pattern has outside character classes. */
+    static int unbounded(String pattern) {
+        int count = 0;
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '\\') {
+                i++;
+            } else if (c == '[') {
+                i = classEnd(pattern, i) - 1;
+            } else if (c == '*' || c == '+' && (i == 0 || "*+?}".indexOf(pattern.charAt(i - 1)) < 0)) {
+                count++;
+            } else if (c == '{' && pattern.indexOf('}', i) > 0 && pattern.substring(i + 1, pattern.indexOf('}', i)).matches("\\d*,")) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** A LIKE pattern as Spark and Hive compile it: {@code %} is {@code .*}, {@code _} is {@code .}, the rest literal. */
+    static String likeToRegex(String like) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < like.length(); i++) {
+            char c = like.charAt(i);
+            if (c == '\\' && i + 1 < like.length()) {
+                char e = like.charAt(++i);
+                b.append(Character.isLetterOrDigit(e) ? String.valueOf(e) : "\\" + e);
+            } else if (c == '%') {
+                b.append(".*");
+            } else if (c == '_') {
+                b.append('.');
+            } else {
+                b.append(Character.isLetterOrDigit(c) ? String.valueOf(c) : "\\" + c);
+            }
+        }
+        return b.toString();
+    }
+
     /** Whether regular expressions are restricted on this dialect at all. */
     public static boolean applies(Dialect dialect) {
         return dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;

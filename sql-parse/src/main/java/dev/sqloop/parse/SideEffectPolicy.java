@@ -59,6 +59,20 @@ public final class SideEffectPolicy {
     private static final Set<String> CATALOG_TYPES = Set.of(
             "regclass", "regcollation", "regconfig", "regdictionary", "regnamespace", "regoper", "regoperator", "regproc",
             "regprocedure", "regrole", "regtype");
+    /**
+     * PostgreSQL's built-in base, range and multirange types (and their SQL spellings): the only types a cast may name.
+     * Every table is also a type there, so {@code NULL::secrets} or {@code CAST(NULL AS secrets)} reads a table's columns
+     * outside the allow-list; object identifier types are refused above ({@link #CATALOG_TYPES}).
+     */
+    private static final Set<String> POSTGRES_TYPES = Set.of(
+            "bool", "boolean", "bytea", "char", "character", "bpchar", "varchar", "text", "name", "int", "int2", "int4", "int8",
+            "integer", "smallint", "bigint", "float", "float4", "float8", "real", "double", "numeric", "decimal", "dec", "money",
+            "date", "time", "timetz", "timestamp", "timestamptz", "interval", "json", "jsonb", "jsonpath", "xml", "uuid", "inet",
+            "cidr", "macaddr", "macaddr8", "bit", "varbit", "point", "line", "lseg", "box", "path", "polygon", "circle",
+            "tsvector", "tsquery", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange",
+            "int4multirange", "int8multirange", "nummultirange", "tsmultirange", "tstzmultirange", "datemultirange", "oid");
+    private static final Set<String> TYPE_WORDS = Set.of("precision", "varying", "with", "without", "time", "zone");
+
     /** Table functions that only generate rows from their arguments. */
     private static final Set<String> ROW_GENERATORS = Set.of(
             "unnest", "generate_series", "range", "generate_subscripts", "sequence", "exclude_columns",
@@ -110,6 +124,23 @@ public final class SideEffectPolicy {
     /** Whether {@code type} (lower case, unqualified) is an object identifier type, which reads the catalog when cast to. */
     public static boolean isCatalogType(String type) {
         return CATALOG_TYPES.contains(type);
+    }
+
+    /**
+     * Whether a cast to {@code type} (as written, any case, quotes, schema, length or array suffix) names a built-in type
+     * of the dialect; only PostgreSQL lets a table's name be a type, so the others accept any.
+     */
+    public static boolean isBuiltInType(Dialect dialect, String type) {
+        if (dialect != Dialect.POSTGRES) return true;
+        String t = type.strip().toLowerCase(java.util.Locale.ROOT).replace("\"", "");
+        int paren = t.indexOf('(');
+        if (paren >= 0) t = t.substring(0, paren);
+        t = t.replace("[]", " ").strip();
+        if (t.startsWith("pg_catalog.")) t = t.substring("pg_catalog.".length());
+        String[] words = t.split("\\s+");
+        if (!POSTGRES_TYPES.contains(words[0])) return false;
+        for (int i = 1; i < words.length; i++) if (!TYPE_WORDS.contains(words[i]) && !words[i].matches("\\d*")) return false;
+        return true;
     }
 
     public static boolean isDenied(String function) {

@@ -15,6 +15,11 @@ public final class SqlText {
 
     /** Deeper nesting than any real query needs; the parsers' cost grows steeply beyond it. */
     public static final int MAX_DEPTH = 100;
+    /**
+     * The longest SQL text accepted, on every dialect: ~30x the longest gold query, and a bound on what any parser may
+     * be asked to read (20,000 CTEs in 598 kB cost Trino's parser 63 s; docs/measurements/parsing.md has the figures).
+     */
+    public static final int MAX_CHARS = 32_768;
 
     private SqlText() {}
 
@@ -56,6 +61,12 @@ public final class SqlText {
     /** The SQL with surrounding blanks and one trailing semicolon removed, or a rejection. */
     public static String precheck(String sql, Dialect dialect) throws SqlRejection {
         if (sql == null || sql.isBlank()) throw SqlRejection.syntax("empty SQL");
+        if (sql.length() > MAX_CHARS) {
+            throw SqlRejection.syntax("the query is " + sql.length() + " characters long; at most " + MAX_CHARS
+                    + " are accepted: write it more simply");
+        }
+        String substituted = substitution(sql, dialect);
+        if (substituted != null) throw SqlRejection.readOnly(substituted, "${");
         boolean backslashEscapes = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
         boolean doubleQuotedStrings = backslashEscapes;
         boolean backtickNames = backslashEscapes;
@@ -92,10 +103,25 @@ public final class SqlText {
                     continue;
                 }
             }
+            if ((c == 'U' || c == 'u') && i + 2 < n && sql.charAt(i + 1) == '&' && sql.charAt(i + 2) == '"'
+                    && (i == 0 || !isIdentifierChar(sql.charAt(i - 1)))) {
+                throw SqlRejection.readOnly(UNICODE_NAME, "U&");
+            }
+            if (Character.isLetter(c) && (i == 0 || !isIdentifierChar(sql.charAt(i - 1)))) {
+                int end = i;
+                while (end < n && isIdentifierChar(sql.charAt(end))) end++;
+                // CASE … END nests without parentheses: Trino's parser took 55 s on 5,000 nested CASEs
+                if (end - i == 4 && sql.regionMatches(true, i, "CASE", 0, 4) && ++depth > MAX_DEPTH) throw tooDeep();
+                if (end - i == 3 && sql.regionMatches(true, i, "END", 0, 3)) depth--;
+                for (int k = i; k < end; k++) requireSafeCodeChar(sql, k);
+                i = end;
+                continue;
+            }
+            if (c == '[' && ++depth > MAX_DEPTH) throw tooDeep();
+            if (c == ']') depth--;
             if (c == '(' && ++depth > MAX_DEPTH) {
                 // JSqlParser would spend its whole timeout (or the stack) on it: refuse at once, clearly
-                throw SqlRejection.syntax("the query nests parentheses or subqueries more than " + MAX_DEPTH
-                        + " levels deep; write it more simply");
+                throw tooDeep();
             }
             if (c == ')') depth--;
             if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
@@ -113,6 +139,9 @@ public final class SqlText {
                 // Postgres nests block comments, most others do not: a nested opener could hide a statement.
                 if (sql.substring(i + 2, end).contains("/*")) {
                     throw SqlRejection.readOnly("nested /* comment: engines disagree on where it ends", "/*");
+                }
+                if (readsHints(dialect) && i + 2 < n && sql.charAt(i + 2) == '+') {
+                    throw SqlRejection.readOnly(HINTS, "/*+");
                 }
                 requireAsciiComment(sql, i, end);
                 i = end + 2;
@@ -140,6 +169,31 @@ public final class SqlText {
         if (!dollarStrings.isEmpty()) body = standardStrings(body, dollarStrings);
         if (body.isBlank()) throw SqlRejection.syntax("empty SQL");
         return body.strip();
+    }
+
+    static final String HINTS = "optimizer hints (/*+ … */) are not accepted: the engine reads them as instructions, not comments";
+    static final String UNICODE_NAME = "Unicode-escaped identifier (U&\"…\"): write the name plainly";
+
+    private static SqlRejection tooDeep() {
+        return SqlRejection.syntax("the query nests parentheses, brackets, subqueries or CASE expressions more than " + MAX_DEPTH
+                + " levels deep; write it more simply");
+    }
+
+    /** Whether the engine reads {@code /*+ … *}{@code /} as optimizer hints (Spark's REPARTITION(n) sets the work of a query). */
+    public static boolean readsHints(Dialect dialect) {
+        return dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
+    }
+
+    /**
+     * Why {@code sql} is refused because the engine substitutes variables in its text before parsing it, or null.
+     * HiveServer2 and the Spark Thrift Server replace {@code ${…}} anywhere in the text — inside literals and comments
+     * too — so the text they parse is not the one checked: {@code -- ${system:line.separator}} ends a comment early and
+     * {@code '${env:HOME}'} reads the server's environment. Sessions have substitution off as well (ReadOnlyJdbc).
+     */
+    public static String substitution(String sql, Dialect dialect) {
+        if ((dialect != Dialect.HIVE && dialect != Dialect.SPARKSQL) || !sql.contains("${")) return null;
+        return "'${' is not accepted on " + dialect.wireName() + ": the engine substitutes ${…} variables in the text before"
+                + " it parses it (write the value itself)";
     }
 
     private static boolean isEscapeStringPrefix(String sql, int quote, Dialect dialect) {

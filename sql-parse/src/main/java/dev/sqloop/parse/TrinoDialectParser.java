@@ -86,8 +86,14 @@ public final class TrinoDialectParser implements DialectParser {
         if (!(statement instanceof Query query)) {
             throw SqlRejection.notAQuery(statement);
         }
-        Extraction x = new Extraction();
-        QueryScope root = x.query(query, null, Map.of());
+        Extraction x = new Extraction(dialect);
+        try {
+            x.query(query, null, Map.of());
+        } catch (StackOverflowError e) {
+            // a flat chain (1 + 1 + … , a AND b AND …) is a tree as deep as it is long
+            throw SqlRejection.syntax("the query's expressions are nested too deeply to analyse; write it more simply");
+        }
+        if (x.failure != null) throw x.failure;
         ParsedQuery parsed = new ParsedQuery(dialect, x.scopes, x.tables, x.functions, x.tableFunctions, x.filters,
                 shape(query, x.distinctAggregate, x.anyGroupBy));
         SideEffectPolicy.check(parsed);
@@ -130,7 +136,13 @@ public final class TrinoDialectParser implements DialectParser {
         final List<ParsedQuery.ValueFilter> filters = new ArrayList<>();
         boolean distinctAggregate;
         boolean anyGroupBy;
+        private final Dialect dialect;
+        private SqlRejection failure;
         private final ExpressionWalker walker = new ExpressionWalker();
+
+        Extraction(Dialect dialect) {
+            this.dialect = dialect;
+        }
 
         QueryScope query(Query q, QueryScope parent, Map<String, Cte> ctes) {
             Map<String, Cte> visible = new HashMap<>(ctes);
@@ -373,7 +385,20 @@ public final class TrinoDialectParser implements DialectParser {
             protected Void visitFunctionCall(FunctionCall node, Ctx ctx) {
                 functions.add(lower(node.getName().getSuffix()));
                 if (node.isDistinct()) distinctAggregate = true;
+                values(node);
                 return super.visitFunctionCall(node, ctx);
+            }
+
+            @Override
+            protected Void visitFormat(io.trino.sql.tree.Format node, Ctx ctx) {
+                functions.add("format");
+                values(node);
+                return super.visitFormat(node, ctx);
+            }
+
+            /** The value-size bounds on this call and what it is built from. */
+            private void values(Expression e) {
+                if (failure == null) failure = ValueSizePolicy.check(dialect, TrinoValues.of(e));
             }
 
             @Override
