@@ -3,16 +3,20 @@ package dev.sqloop.gateway;
 import dev.sqloop.common.JsonCodec;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.eclipse.jetty.servlet.FilterHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +48,11 @@ public final class GatewayServer implements AutoCloseable {
             c.http.prefer405over404 = true;
             // What Jetty answers itself (bad URIs, oversized headers, unparseable requests) is JSON too.
             c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
-            c.jetty.modifyServletContextHandler(handler -> handler.setErrorHandler(new JsonErrorHandler()));
+            c.jetty.modifyServletContextHandler(handler -> {
+                handler.setErrorHandler(new JsonErrorHandler());
+                // ahead of Javalin's servlet: a request asking for another method never reaches routing
+                handler.addFilter(new FilterHolder(new MethodOverrideRefusal(config.maxBodyBytes())), "/*", EnumSet.of(DispatcherType.REQUEST));
+            });
         });
         app.exception(ApiError.class, (e, ctx) -> {
             // The refused body is not read further by the gateway; the connection closes after the answer (Jetty
@@ -68,6 +76,14 @@ public final class GatewayServer implements AutoCloseable {
                 if (ctx.result() == null) ctx.json(JsonErrorHandler.body(ctx.status().getCode(), null));
             });
         }
+        // Javalin routes by Context.method(), the X-HTTP-Method-Override header when present; MethodOverrideRefusal
+        // stops those requests before routing. Should a Javalin release take the method from anywhere else, refuse.
+        app.before(ctx -> {
+            if (ctx.method() != HandlerType.Companion.findByName(ctx.req().getMethod())) {
+                throw ApiError.badRequest("the request's method (" + ctx.req().getMethod() + ") is the only one acted on, not "
+                        + ctx.method(), null);
+            }
+        });
         app.before(auth::authenticate);
 
         app.get("/healthy", ctx -> probe(ctx, view.alive()));

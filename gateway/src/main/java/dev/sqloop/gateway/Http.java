@@ -63,10 +63,15 @@ final class Http {
 
     /** The request body as a stream that refuses (413) its byte {@code limit + 1}; a larger Content-Length is refused at once. */
     static InputStream boundedBody(Context ctx, long limit) {
-        long declared = ctx.req().getContentLengthLong();
+        return boundedBody(ctx.req(), limit);
+    }
+
+    /** {@link #boundedBody(Context, long)} of a servlet request (filters run before Javalin has a context). */
+    static InputStream boundedBody(jakarta.servlet.http.HttpServletRequest req, long limit) {
+        long declared = req.getContentLengthLong();
         if (declared > limit) throw tooLarge("the request body", limit);
         try {
-            return new LimitedInputStream(ctx.req().getInputStream(), limit, "the request body");
+            return new LimitedInputStream(req.getInputStream(), limit, "the request body");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -881,4 +881,100 @@ class GatewayIT {
         assertEquals(2, json(dupArray).get("line").asInt(), dupArray.body());
         assertEquals(before, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "a refused batch enqueues nothing");
     }
+
+    // ------------------------------------------------------------------ method overrides (issue 44, item 6)
+
+    /** Sends {@code method} with extra {@code headers} and an optional body of {@code type}, as tenant-a. */
+    private static HttpResponse<String> sendWith(String method, String path, Map<String, String> headers, String type, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("X-API-Key", KEY_A);
+        headers.forEach(b::header);
+        if (type != null) b.header("Content-Type", type);
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Puts tenant-a's example on the examples topic as the fewshot service publishes one, and waits until it is served. */
+    private static String publishExample(String question) throws Exception {
+        String id = dev.sqloop.common.message.ExampleIds.of("demo", question, "tenant-a").toString();
+        var example = new dev.sqloop.common.message.ExampleRecord(0, id, "demo", question, "SELECT 1", "duckdb",
+                dev.sqloop.common.message.ExampleRecord.MANUAL, "tenant-a", null, List.of(), Instant.now(), false);
+        try (Producer<byte[], byte[]> p = KafkaClients.producer(new dev.sqloop.common.config.KafkaSettings(broker.bootstrapServers(), Map.of()), "test-examples")) {
+            p.send(new ProducerRecord<>(Topics.EXAMPLES.name(), id.getBytes(StandardCharsets.UTF_8), JsonCodec.encode(example))).get();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (getPatiently(gateway, "/v1/examples/" + id, KEY_A).statusCode() != 200) {
+            assertTrue(System.nanoTime() < deadline, "example " + id + " never served");
+            Thread.sleep(100);
+        }
+        return id;
+    }
+
+    /**
+     * The outside probe's finding: Javalin took the method from X-HTTP-Method-Override, so a GET deleted an example and a GET
+     * submitted a question past anything in front admitting only GETs. Every override signal (three headers, {@code _method}
+     * in the query, in a URL-encoded form and in a multipart form) is now a 400 naming it, and nothing is produced; the
+     * same requests without the signal do act, so the measure (commands and questions on their topics) can see an action.
+     */
+    @Test
+    void shouldRefuseEveryMethodOverrideAndActOnNone() throws Exception {
+        String id = publishExample("which example does an override delete " + System.nanoTime());
+        String example = "/v1/examples/" + id;
+        String question = "{\"question\":\"submitted by a GET?\",\"datasource\":\"demo\"}";
+        String form = "application/x-www-form-urlencoded";
+        String multipartType = "multipart/form-data; boundary=b0undary";
+        String multipart = "--b0undary\r\nContent-Disposition: form-data; name=\"_method\"\r\n\r\nDELETE\r\n--b0undary--\r\n";
+        record Attempt(String method, String path, Map<String, String> headers, String type, String body, String field) {}
+        List<Attempt> attempts = List.of(
+                new Attempt("GET", example, Map.of("X-HTTP-Method-Override", "DELETE"), null, null, "X-HTTP-Method-Override"),
+                new Attempt("GET", example, Map.of("x-http-method-override", "delete"), null, null, "X-HTTP-Method-Override"),
+                new Attempt("GET", example, Map.of("X-HTTP-Method", "DELETE"), null, null, "X-HTTP-Method"),
+                new Attempt("GET", example, Map.of("X-Method-Override", "DELETE"), null, null, "X-Method-Override"),
+                new Attempt("POST", example, Map.of("X-HTTP-Method-Override", "DELETE"), null, null, "X-HTTP-Method-Override"),
+                // naming the request's own method is refused too: the header is not weighed, it is refused
+                new Attempt("DELETE", example, Map.of("X-HTTP-Method-Override", "DELETE"), null, null, "X-HTTP-Method-Override"),
+                new Attempt("GET", example + "?_method=DELETE", Map.of(), null, null, "_method"),
+                new Attempt("GET", example + "?%5Fmethod=DELETE", Map.of(), null, null, "_method"),
+                new Attempt("POST", example, Map.of(), form, "_method=DELETE", "_method"),
+                new Attempt("GET", example, Map.of(), form, "a=1&_method=DELETE", "_method"),
+                new Attempt("POST", example, Map.of(), multipartType, multipart, "_method"),
+                new Attempt("GET", "/v1/questions", Map.of("X-HTTP-Method-Override", "POST"), "application/json", question, "X-HTTP-Method-Override"),
+                new Attempt("GET", "/v1/questions", Map.of("X-HTTP-Method", "POST"), "application/json", question, "X-HTTP-Method"),
+                new Attempt("GET", "/v1/questions", Map.of("X-Method-Override", "POST"), "application/json", question, "X-Method-Override"),
+                new Attempt("GET", "/v1/questions?_method=POST", Map.of(), "application/json", question, "_method"),
+                new Attempt("GET", "/v1/batches", Map.of("X-HTTP-Method-Override", "POST"), "application/x-ndjson", question, "X-HTTP-Method-Override"),
+                new Attempt("PUT", "/v1/questions", Map.of(), form, "_method=POST", "_method"),
+                new Attempt("GET", "/healthy", Map.of("X-HTTP-Method-Override", "DELETE"), null, null, "X-HTTP-Method-Override"));
+        long commands = endOffsets(Topics.EXAMPLE_COMMANDS.name());
+        long questions = endOffsets(Topics.RETRIEVE_EXAMPLES.name());
+        long batches = endOffsets(Topics.BATCHES.name());
+        for (Attempt a : attempts) {
+            HttpResponse<String> r = sendWith(a.method(), a.path(), a.headers(), a.type(), a.body());
+            String what = a + " → " + r.statusCode() + " " + r.body();
+            assertEquals(400, r.statusCode(), what);
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"), what);
+            JsonNode body = json(r);
+            assertEquals("invalid_request", body.get("error").asText(), what);
+            assertEquals(a.field(), body.get("field").asText(), what);
+            assertTrue(body.get("message").asText().contains("method overrides are not accepted"), what);
+        }
+        Thread.sleep(500); // a record produced by mistake would be on its topic by now
+        assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "no override produced an example command");
+        assertEquals(questions, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "no override submitted a question");
+        assertEquals(batches, endOffsets(Topics.BATCHES.name()), "no override submitted a batch");
+        assertEquals(200, getPatiently(gateway, example, KEY_A).statusCode(), "the example is still there");
+        assertEquals(405, sendWith("GET", "/v1/questions", Map.of(), "application/json", question).statusCode(), "a plain GET stays a GET");
+
+        // a form without _method goes on with its body, to the answer the endpoint gave before (no endpoint takes forms)
+        HttpResponse<String> plainForm = sendWith("POST", "/v1/questions", Map.of(), form, "question=q&datasource=demo");
+        assertEquals(415, plainForm.statusCode(), plainForm.body());
+        HttpResponse<String> retryForm = sendWith("POST", "/v1/batches/" + java.util.UUID.randomUUID() + "/retry", Map.of(), form, "reasons=x");
+        assertEquals(400, retryForm.statusCode(), "the replayed body is read as before (not JSON): " + retryForm.body());
+
+        // the requests the overrides asked for, made with their own methods, do act
+        assertEquals(202, sendWith("DELETE", example, Map.of(), null, null).statusCode());
+        assertEquals(202, sendWith("POST", "/v1/questions", Map.of(), "application/json", question).statusCode());
+        assertEquals(commands + 1, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "a real DELETE produced its command");
+        assertEquals(questions + 1, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "a real POST submitted its question");
+    }
 }
