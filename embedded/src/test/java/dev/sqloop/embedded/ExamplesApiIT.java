@@ -209,6 +209,9 @@ class ExamplesApiIT {
                 new Case("POST", "/v1/examples", "application/json", "{" + ok + ",\"sql\":\"" + "x".repeat(20_001) + "\"}", 400, "invalid_request", "sql"),
                 new Case("POST", "/v1/examples", "application/json", "{" + ok + ",\"sql\":\"DELETE FROM nation\"}", 400, "invalid_request", "sql"),
                 new Case("POST", "/v1/examples", "application/json", "{" + ok + ",\"sql\":\"SELECT 1; DROP TABLE nation\"}", 400, "invalid_request", "sql"),
+                // the outside probe's (issue 44): the engine ends a -- comment at \r, so a second statement hid behind it
+                new Case("POST", "/v1/examples", "application/json", "{" + ok + ",\"sql\":\"SELECT 1 --\\r; DROP TABLE nation\"}", 400, "invalid_request", "sql"),
+                new Case("POST", "/v1/examples", "application/json", "{" + ok + ",\"sql\":\"SELECT * FROM read_csv('/etc/passwd')\"}", 400, "invalid_request", "sql"),
                 new Case("POST", "/v1/examples", "application/json", "{\"question\":\"q\",\"datasource\":\"nope\",\"sql\":\"SELECT 1\"}", 400, "invalid_request", "datasource"),
                 new Case("POST", "/v1/examples", "application/json", "{" + ok + ",\"sql\":\"SELECT 1\",\"owner\":\"me\"}", 400, "invalid_request", "owner"),
                 new Case("POST", "/v1/examples", "application/json", "{" + ok + ",\"sql\":\"SELECT 1\",\"tags\":[1]}", 400, "invalid_request", "tags"),
@@ -362,6 +365,8 @@ class ExamplesApiIT {
         long feedback = endOffsets(Topics.FEEDBACK.name());
         for (String bad : List.of("{\"action\":\"save\",\"sql\":\"DELETE FROM orders; DROP TABLE customer\"}",
                 "{\"action\":\"save\",\"sql\":\"INSERT INTO orders SELECT * FROM orders\"}",
+                "{\"action\":\"save\",\"sql\":\"SELECT 1 --\\r; DROP TABLE customer\"}",
+                "{\"action\":\"save\",\"sql\":\"SELECT 1 --\\u2028; DROP TABLE customer\"}",
                 "{\"action\":\"save\",\"sql\":123}", "{\"action\":\"save\",\"sql\":{\"a\":1}}",
                 "{\"action\":\"save\",\"sql\":\"" + "x".repeat(20_001) + "\"}")) {
             HttpResponse<String> refused = send(gateway, "POST", "/v1/questions/" + asked + "/feedback", KEY_B, "application/json", bad);

@@ -45,14 +45,14 @@ public final class ExampleCommandStage extends AbstractStage<ExampleCommand> {
         if (!id.equals(c.exampleId())) return Outcome.drop("example id " + c.exampleId() + " does not match its question and owner (" + id + ")");
         return switch (c.action()) {
             case ExampleCommand.UPSERT -> {
-                Optional<String> refused = ExampleChecks.whyNotStorable(c.question(), c.sql());
+                String dialect = c.dialect() == null || c.dialect().isBlank() ? config.defaultDialect() : c.dialect();
+                Optional<String> refused = ExampleChecks.whyNotStorable(c.question(), c.sql(), dialect);
                 if (refused.isPresent()) {
                     log.warn("example command {} refused: {}", c.exampleId(), refused.get());
                     yield Outcome.drop("refused: " + refused.get());
                 }
                 // a shared example keeps the curator who shared it as its creator
-                StoredExample example = new StoredExample(c.datasource(), c.question().strip(), c.sql().strip(),
-                        c.dialect() == null || c.dialect().isBlank() ? config.defaultDialect() : c.dialect(), StoredExample.MANUAL,
+                StoredExample example = new StoredExample(c.datasource(), c.question().strip(), c.sql().strip(), dialect, StoredExample.MANUAL,
                         clock.instant(), c.shared() ? c.tenant() : owner, c.notes(), c.tags(), c.shared());
                 store.clearWrong(c.datasource(), c.question(), owner);
                 store.upsert(example, embedder.embed(example.question()));

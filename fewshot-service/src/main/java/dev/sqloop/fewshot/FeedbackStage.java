@@ -45,13 +45,13 @@ public final class FeedbackStage extends AbstractStage<FeedbackCommand> {
         String owner = ExampleIds.owner(c.tenant());
         return switch (c.action().toLowerCase(Locale.ROOT)) {
             case "save" -> {
-                Optional<String> refused = ExampleChecks.whyNotStorable(c.question(), c.sql());
+                String dialect = blank(c.dialect()) ? config.defaultDialect() : c.dialect();
+                Optional<String> refused = ExampleChecks.whyNotStorable(c.question(), c.sql(), dialect);
                 if (refused.isPresent()) {
                     log.warn("feedback save {} refused: {}", c.questionId(), refused.get());
                     yield Outcome.drop("refused: " + refused.get());
                 }
-                StoredExample saved = new StoredExample(c.datasource(), c.question(), c.sql().strip(),
-                        blank(c.dialect()) ? config.defaultDialect() : c.dialect(),
+                StoredExample saved = new StoredExample(c.datasource(), c.question(), c.sql().strip(), dialect,
                         StoredExample.MANUAL, clock.instant(), owner, null, List.of(), false);
                 store.clearWrong(c.datasource(), c.question(), owner);
                 store.upsert(saved, embedder.embed(c.question()));

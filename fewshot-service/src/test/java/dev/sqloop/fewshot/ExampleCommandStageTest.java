@@ -80,9 +80,17 @@ class ExampleCommandStageTest {
     void shouldRefuseAnExampleCommandWhoseSqlIsNotOneReadOnlyQuery() throws Exception {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
             ExampleCommandStage stage = new ExampleCommandStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
-            Outcome refused = stage.process(command("upsert", "Drop it", "DELETE FROM orders; DROP TABLE customer"));
-            assertTrue(assertInstanceOf(Outcome.Drop.class, refused).reason().contains("read-only"), refused.toString());
+            // the outside probe's example (the engine ends a -- comment at \r) and others the parser refuses in postgres
+            for (String sql : List.of("DELETE FROM orders; DROP TABLE customer", "SELECT 1 --\r; DROP TABLE orders",
+                    "WITH d AS (DELETE FROM orders RETURNING *) SELECT * FROM d", "SELECT pg_read_file('/etc/passwd')")) {
+                Outcome refused = stage.process(command("upsert", "Drop it", sql));
+                assertTrue(assertInstanceOf(Outcome.Drop.class, refused).reason().contains("read-only"), refused.toString());
+            }
+            ExampleCommand unknownDialect = new ExampleCommand(0, Questions.exampleId("shop", "q", "acme").toString(), "upsert", "acme",
+                    "shop", "q", "SELECT 1", "cobol", null, null, Instant.now());
+            assertInstanceOf(Outcome.Drop.class, stage.process(unknownDialect), "SQL of a dialect it cannot parse is not stored");
             assertEquals(0, store.count());
+            assertInstanceOf(Outcome.Send.class, stage.process(command("upsert", "Orders", "SELECT count(*) FROM orders")), "a query is");
         }
     }
 
@@ -91,6 +99,7 @@ class ExampleCommandStageTest {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
             FeedbackStage stage = new FeedbackStage(TestModel.embedder(), store, FewshotConfig.defaults(), Clock.systemUTC());
             for (String sql : List.of("DELETE FROM orders; DROP TABLE customer", "SELECT 1; DROP TABLE customer", "INSERT INTO t SELECT 1",
+                    "SELECT 1 --\r; DROP TABLE orders", "SELECT * FROM read_csv('/etc/passwd')",
                     "   ", "SELECT " + "1".repeat(ExampleChecks.MAX_SQL_CHARS))) {
                 Outcome out = stage.process(new FeedbackCommand(0, "q1", "save", "acme", "shop", "Best sellers?", sql, "duckdb", Instant.now()));
                 assertInstanceOf(Outcome.Drop.class, out, sql.length() > 60 ? "oversized" : sql);

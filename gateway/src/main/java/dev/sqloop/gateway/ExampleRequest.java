@@ -32,7 +32,7 @@ public record ExampleRequest(String question, String datasource, String sql, Str
         if (!ds.isTextual() || !config.datasources().containsKey(ds.asText())) {
             throw ApiError.badRequest("unknown datasource '" + ds.asText() + "'; known: " + new TreeSet<>(config.datasources().keySet()), "datasource");
         }
-        String sql = ExampleSql.fromJson(node.get("sql"), "sql", config);
+        String sql = ExampleSql.fromJson(node.get("sql"), "sql", config.datasources().get(ds.asText()), config);
         JsonNode sh = node.get("shared");
         if (sh != null && !sh.isNull() && !sh.isBoolean()) throw ApiError.badRequest("shared must be true or false", "shared");
         boolean shared = sh != null && sh.asBoolean(false);

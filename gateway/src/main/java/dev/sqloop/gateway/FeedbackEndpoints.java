@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * {@code POST /v1/questions/{id}/feedback}: a curator saves the question's SQL (or a corrected one) as an example,
  * unsaves it, or marks it wrong. The body is validated before the question is looked up, so a bad body is a 400
- * whatever the id; the change itself obeys the example ownership rules of {@link ExampleEndpoints}.
+ * whatever the id; the SQL a save stores is parsed once the question is found, in its datasource's dialect
+ * ({@link ExampleSql}). The change itself obeys the example ownership rules of {@link ExampleEndpoints}.
  */
 final class FeedbackEndpoints {
     private final GatewayConfig config;
@@ -54,11 +55,17 @@ final class FeedbackEndpoints {
         if (request.saves() && (sql == null || sql.isBlank())) {
             throw ApiError.badRequest("save needs SQL: the question has none yet, pass \"sql\"", "sql");
         }
-        // a save makes an example: the question's own SQL is held to the rules of POST /v1/examples too
-        if (request.saves()) sql = ExampleSql.require(sql, "sql", config);
+        Dialect dialect = q.datasource() == null ? null : config.datasources().get(q.datasource());
+        if (request.saves()) {
+            if (dialect == null) {
+                throw new ApiError(409, "unknown_datasource", "datasource '" + q.datasource() + "' is no longer configured: "
+                        + "nothing to check the SQL against", null, null);
+            }
+            // a save makes an example: the SQL (passed or the question's own) is held to the rules of POST /v1/examples
+            sql = ExampleSql.require(sql, "sql", dialect, config);
+        }
         String tenant = Auth.tenant(ctx);
         // feedback changes only the asking tenant's own example of its own question (the fewshot service applies it so)
-        Dialect dialect = q.datasource() == null ? null : config.datasources().get(q.datasource());
         submitter.submitFeedback(new FeedbackCommand(0, id, request.action(), tenant, q.datasource(), q.question(), sql,
                 dialect == null ? null : dialect.wireName(), submitter.now()));
         ctx.status(202).json(Map.of("id", id, "action", request.action(), "status", "accepted"));

@@ -1,7 +1,6 @@
 package dev.sqloop.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sqloop.common.sql.QueryCheck;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -9,7 +8,8 @@ import java.util.TreeSet;
 /**
  * One validated {@code POST /v1/questions/{id}/feedback} body.
  *
- * @param sql the SQL to save instead of the question's own (checked to be one read-only query); null to use the question's
+ * @param sql the SQL to save instead of the question's own (checked to be one read-only query of the question's datasource
+ *            by {@link ExampleSql} once the question is found); null to use the question's
  */
 public record FeedbackRequest(String action, String sql) {
     public static final String SAVE = "save";
@@ -32,15 +32,8 @@ public record FeedbackRequest(String action, String sql) {
         JsonNode s = node.get("sql");
         if (s != null && !s.isNull()) {
             if (!s.isTextual()) throw ApiError.badRequest("sql must be a string", "sql");
-            sql = s.asText().strip();
-            if (sql.isEmpty()) throw ApiError.badRequest("sql must not be empty", "sql");
-            if (sql.length() > config.maxSqlChars()) throw ApiError.badRequest("sql is longer than " + config.maxSqlChars() + " characters", "sql");
-            if (SAVE.equals(action)) {
-                // a save makes an example, held to the rule of POST /v1/examples
-                QueryCheck.whyNotAQuery(sql).ifPresent(reason -> {
-                    throw ApiError.badRequest("sql must be one read-only query: " + reason, "sql");
-                });
-            }
+            // whether it is one read-only query is checked once the question, so its datasource's dialect, is known
+            sql = ExampleSql.bounded(s.asText(), "sql", config);
         }
         return new FeedbackRequest(action, sql);
     }

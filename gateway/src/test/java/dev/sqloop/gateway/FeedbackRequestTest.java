@@ -21,6 +21,8 @@ class FeedbackRequestTest {
         assertEquals(new FeedbackRequest("unsave", null), parse("{\"action\":\"unsave\",\"sql\":null}"));
         assertNull(parse("{\"action\":\"mark-wrong\"}").sql());
         assertTrue(parse("{\"action\":\"save\"}").saves());
+        assertEquals("DELETE FROM orders", parse("{\"action\":\"save\",\"sql\":\"DELETE FROM orders\"}").sql(),
+                "parsed in the question's dialect later, not here");
     }
 
     @Test
@@ -34,8 +36,9 @@ class FeedbackRequestTest {
                 {"{\"action\":\"save\",\"sql\":5}", "sql", "must be a string"},
                 {"{\"action\":\"save\",\"sql\":\"  \"}", "sql", "empty"},
                 {"{\"action\":\"save\",\"sql\":\"" + "x".repeat(20_001) + "\"}", "sql", "longer"},
-                {"{\"action\":\"save\",\"sql\":\"DELETE FROM orders\"}", "sql", "read-only query"},
         };
+        // whether the SQL is one read-only query is checked against the question's dialect once it is found
+        // (FeedbackEndpoints through ExampleSql; ExamplesApiIT sends such saves to the running gateway)
         for (String[] c : cases) {
             ApiError e = assertThrows(ApiError.class, () -> parse(c[0]), c[0]);
             assertEquals(400, e.status(), c[0]);

@@ -977,4 +977,43 @@ class GatewayIT {
         assertEquals(commands + 1, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "a real DELETE produced its command");
         assertEquals(questions + 1, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "a real POST submitted its question");
     }
+
+    // ------------------------------------------------------------------ example SQL, parsed in its dialect (issue 44, item 6)
+
+    /**
+     * Every write and evasion of sql-parse's corpus for the two datasources' dialects (duckdb for demo, trino for sales),
+     * posted as an example to the running gateway: each a 400 {@code field: sql} and no example command. The outside
+     * probe's {@code SELECT 1 --\r; DROP TABLE orders} passed the lexical check before and was listed.
+     */
+    @Test
+    void shouldRefuseEveryCorpusEvasionPostedAsAnExampleAndProduceNothing() throws Exception {
+        Map<dev.sqloop.common.Dialect, String> datasources = Map.of(dev.sqloop.common.Dialect.DUCKDB, "demo", dev.sqloop.common.Dialect.TRINO, "sales");
+        long commands = endOffsets(Topics.EXAMPLE_COMMANDS.name());
+        HttpResponse<String> probe = post(gateway, "/v1/examples", KEY_A, "application/json",
+                JsonCodec.encodeToString(Map.of("question", "the probe's hidden statement", "datasource", "demo", "sql", "SELECT 1 --\r; DROP TABLE orders")));
+        assertEquals(400, probe.statusCode(), probe.body());
+        assertEquals("sql", json(probe).get("field").asText(), probe.body());
+        assertTrue(json(probe).get("message").asText().startsWith("sql must be one read-only query in DuckDB: more than one statement"), probe.body());
+        int sent = 0;
+        for (dev.sqloop.parse.SqlCorpus.Case c : dev.sqloop.parse.SqlCorpus.load(dev.sqloop.parse.SqlCorpus.EVASIONS)) {
+            String datasource = datasources.get(c.dialect());
+            if (datasource == null) continue;
+            HttpResponse<String> r = post(gateway, "/v1/examples", KEY_A, "application/json",
+                    JsonCodec.encodeToString(Map.of("question", "evasion " + sent, "datasource", datasource, "sql", c.sql())));
+            String what = c.dialect() + " " + c.why() + ": " + c.sql() + " → " + r.body();
+            assertEquals(400, r.statusCode(), what);
+            assertEquals("invalid_request", json(r).get("error").asText(), what);
+            assertEquals("sql", json(r).get("field").asText(), what);
+            sent++;
+        }
+        assertEquals(147, sent, "the corpus's duckdb and trino cases (97 + 50) all went through the gateway");
+        Thread.sleep(500); // a command produced by mistake would be on the topic by now
+        assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "no refused example produced a command");
+
+        // a read-only query is accepted and produces its command: the measure above would have seen one
+        HttpResponse<String> ok = post(gateway, "/v1/examples", KEY_A, "application/json",
+                JsonCodec.encodeToString(Map.of("question", "how many orders " + System.nanoTime(), "datasource", "sales", "sql", "SELECT count(*) FROM orders -- all\r\n")));
+        assertEquals(202, ok.statusCode(), ok.body());
+        assertEquals(commands + 1, endOffsets(Topics.EXAMPLE_COMMANDS.name()));
+    }
 }
