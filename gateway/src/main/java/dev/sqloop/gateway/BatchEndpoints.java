@@ -28,7 +28,10 @@ import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
-/** {@code POST /v1/batches}, {@code GET /v1/batches/{id}} and its NDJSON {@code /results}. */
+/**
+ * {@code POST /v1/batches}, {@code GET /v1/batches/{id}} and its NDJSON {@code /results}, {@code DELETE} (cancel) and
+ * {@code POST .../retry}. Every one of them answers 404 for an unknown batch and for another tenant's alike.
+ */
 final class BatchEndpoints {
     private final GatewayConfig config;
     private final Submitter submitter;
@@ -63,7 +66,8 @@ final class BatchEndpoints {
         String id = ctx.pathParam("id");
         if (forwarding.forwarded(ctx, ResultsView.RESULTS_BY_BATCH, id)) return;
         java.util.Set<String> reasons = Retries.reasons(Http.body(ctx, config.maxBodyBytes()));
-        forwarding.findBatch(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
+        // as GET answers it: a batch accepted here moments ago exists (nothing of it has failed yet)
+        find(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
         String tenant = Auth.tenant(ctx);
         int highest = 0;
         try (KeyValueIterator<String, QuestionResult> it = view.batchResults(id)) {
@@ -259,13 +263,21 @@ final class BatchEndpoints {
         ctx.status(202).json(out);
     }
 
+    /**
+     * The batch's results as NDJSON. An unknown batch and another tenant's are a 404 alike (an empty 200 told a caller
+     * nothing, and answered the same for a batch that exists): the status decides, as {@code GET /v1/batches/{id}}
+     * answers it, before the results are streamed from the instance that owns them.
+     */
     private void streamResults(Context ctx) throws IOException {
         String id = ctx.pathParam("id");
-        if (forwarding.forwarded(ctx, ResultsView.RESULTS_BY_BATCH, id)) return;
+        String tenant = Auth.tenant(ctx);
+        find(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
         ctx.contentType("application/x-ndjson");
+        // accepted here moments ago and not yet in the view: nothing has finished (the owner, not knowing it yet, would 404)
+        if (recent.batch(id, tenant).isPresent()) return;
+        if (forwarding.forwarded(ctx, ResultsView.RESULTS_BY_BATCH, id)) return;
         OutputStream out = ctx.outputStream();
         try (KeyValueIterator<String, QuestionResult> it = view.batchResults(id)) {
-            String tenant = Auth.tenant(ctx);
             while (it.hasNext()) {
                 QuestionResult r = it.next().value;
                 if (!tenant.equals(r.tenant())) continue;

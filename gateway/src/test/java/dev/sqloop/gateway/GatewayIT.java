@@ -333,6 +333,11 @@ class GatewayIT {
         assertEquals(2, json(batchStatus).get("pending").asInt());
         assertFalse(json(batchStatus).get("done").asBoolean());
         assertEquals(404, get(gateway, "/v1/batches/" + batchId, KEY_B).statusCode(), "still not another tenant's");
+        HttpResponse<String> results = get(gateway, "/v1/batches/" + batchId + "/results", KEY_A);
+        assertEquals(200, results.statusCode(), "the batch's resultsUrl answers at once, with nothing finished yet: " + results.body());
+        assertEquals(404, get(gateway, "/v1/batches/" + batchId + "/results", KEY_B).statusCode(), "not another tenant's");
+        HttpResponse<String> retryBatch = post(gateway, "/v1/batches/" + batchId + "/retry", KEY_A, null, "");
+        assertEquals(0, json(retryBatch).get("retried").asInt(), "a batch retried right after its POST: nothing failed yet: " + retryBatch.body());
         HttpResponse<String> cancelBatch = send("DELETE", "/v1/batches/" + batchId);
         assertEquals(202, cancelBatch.statusCode(), "a batch cancelled right after its POST: " + cancelBatch.body());
     }
@@ -1015,5 +1020,60 @@ class GatewayIT {
                 JsonCodec.encodeToString(Map.of("question", "how many orders " + System.nanoTime(), "datasource", "sales", "sql", "SELECT count(*) FROM orders -- all\r\n")));
         assertEquals(202, ok.statusCode(), ok.body());
         assertEquals(commands + 1, endOffsets(Topics.EXAMPLE_COMMANDS.name()));
+    }
+
+    // ------------------------------------------------------------------ batches: unknown and another tenant's alike (issue 44, item 6)
+
+    /**
+     * Every batch endpoint answers an unknown batch and another tenant's with the same 404 JSON body (but the id), so a
+     * caller learns nothing of other tenants' batches; {@code /results} used to answer both with an empty 200. Nothing is
+     * produced for them (no cancellation, no retried question), while the owner reaches the same batch on each endpoint.
+     */
+    @Test
+    void shouldAnswerEveryBatchEndpointNotFoundForAnUnknownOrAnotherTenantsBatch() throws Exception {
+        HttpResponse<String> submitted = post(gateway, "/v1/batches", KEY_B, "application/x-ndjson",
+                "{\"question\":\"b's first\",\"datasource\":\"demo\"}\n{\"question\":\"b's second\",\"datasource\":\"demo\"}\n");
+        assertEquals(202, submitted.statusCode(), submitted.body());
+        String owned = json(submitted).get("batchId").asText();
+        List<QuestionTask> tasks = readSubmitted(2, t -> owned.equals(t.batchId()));
+        finishAs(tasks, java.util.Arrays.asList(null, "llm_unavailable"));
+        awaitBatchDone(gateway, owned);
+        assertEquals(2, resultLines(gateway, owned, KEY_B, 2).size(), "the owner streams both results");
+
+        String unknown = java.util.UUID.randomUUID().toString();
+        long cancellations = endOffsets(Topics.CANCELLATIONS.name());
+        long questions = endOffsets(Topics.RETRIEVE_EXAMPLES.name());
+        record Call(String method, String suffix, String body) {}
+        List<Call> calls = List.of(new Call("GET", "", null), new Call("GET", "/results", null), new Call("DELETE", "", null),
+                new Call("POST", "/retry", ""), new Call("POST", "/retry", "{\"reasons\":[\"llm_unavailable\"]}"));
+        for (Call c : calls) {
+            Map<String, String> bodies = new HashMap<>();
+            for (String id : List.of(unknown, owned)) {
+                HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/v1/batches/" + id + c.suffix()))
+                        .method(c.method(), c.body() == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(c.body()))
+                        .header("X-API-Key", KEY_A);
+                if (c.body() != null) b.header("Content-Type", "application/json");
+                HttpResponse<String> r = patiently(() -> http.send(b.build(), HttpResponse.BodyHandlers.ofString()));
+                String what = c + " on " + (id.equals(owned) ? "tenant-b's batch" : "an unknown batch") + " as tenant-a → " + r.body();
+                assertEquals(404, r.statusCode(), what);
+                assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"), what);
+                assertEquals("not_found", json(r).get("error").asText(), what);
+                bodies.put(id, r.body().replace(id, "ID"));
+            }
+            assertEquals(bodies.get(unknown), bodies.get(owned), c + ": another tenant's batch reads as an unknown one");
+        }
+        assertEquals(cancellations, endOffsets(Topics.CANCELLATIONS.name()), "no cancellation for a batch not the caller's");
+        assertEquals(questions, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "no question retried for a batch not the caller's");
+
+        // the owner reaches each of them: the 404s above are not a broken endpoint
+        assertEquals(200, getPatiently(gateway, "/v1/batches/" + owned, KEY_B).statusCode());
+        assertEquals(200, getPatiently(gateway, "/v1/batches/" + owned + "/results", KEY_B).statusCode());
+        HttpResponse<String> retried = patiently(() -> post(gateway, "/v1/batches/" + owned + "/retry", KEY_B, null, ""));
+        assertEquals(202, retried.statusCode(), retried.body());
+        assertEquals(1, json(retried).get("retried").asInt(), "its llm_unavailable question: " + retried.body());
+        awaitBatch(gateway, owned, KEY_B, status -> !status.get("done").asBoolean());
+        HttpResponse<String> cancelled = patiently(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port()
+                + "/v1/batches/" + owned)).DELETE().header("X-API-Key", KEY_B).build(), HttpResponse.BodyHandlers.ofString()));
+        assertEquals(202, cancelled.statusCode(), "the retried question is pending again: " + cancelled.body());
     }
 }
