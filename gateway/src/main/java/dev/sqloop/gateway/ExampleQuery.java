@@ -9,16 +9,22 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
- * The filters and page of {@code GET /v1/examples}, validated: an unknown parameter is refused rather than ignored,
- * so a misspelt filter never silently lists everything. Examples come in id order; the cursor is the last id of the
- * previous page, so paging stays stable while examples are added or deleted.
+ * The filters and page of {@code GET /v1/examples}, validated: an unknown, repeated or empty parameter is refused
+ * rather than ignored, so a misspelt filter never silently lists everything; a malformed value is a 400 naming the
+ * parameter. Examples come in id order; the cursor is the last id of the previous page (an example id, a UUID), so
+ * paging stays stable while examples are added or deleted. A cursor that is no example id was silently read as a
+ * position in the id order and listed from there (outside probe, issue 44).
  */
 record ExampleQuery(String datasource, String source, String text, String prefix, String tag, int limit, String cursor, String viewer) {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
     private static final Set<String> PARAMETERS = Set.of("datasource", "source", "q", "prefix", "tag", "limit", "cursor");
+    /** An example id as {@link java.util.UUID#toString()} writes it, the only form ids (so cursors) take. */
+    private static final Pattern EXAMPLE_ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final Pattern LIMIT = Pattern.compile("[0-9]{1,4}");
 
     /** One page, and the cursor of the next one (null when this is the last). */
     record Page(List<ExampleRecord> examples, String nextCursor) {}
@@ -27,6 +33,9 @@ record ExampleQuery(String datasource, String source, String text, String prefix
         for (String name : params.keySet()) {
             if (!PARAMETERS.contains(name)) throw ApiError.badRequest("unknown query parameter '" + name + "'; known: " + new TreeSet<>(PARAMETERS), name);
             if (params.get(name).size() > 1) throw ApiError.badRequest(name + " is given more than once", name);
+            if (params.get(name).isEmpty() || params.get(name).getFirst().isBlank()) {
+                throw ApiError.badRequest(name + " is empty; give it a value or leave it out", name);
+            }
         }
         String datasource = single(params, "datasource");
         if (datasource != null && !config.datasources().containsKey(datasource)) {
@@ -39,15 +48,16 @@ record ExampleQuery(String datasource, String source, String text, String prefix
         int limit = DEFAULT_LIMIT;
         String l = single(params, "limit");
         if (l != null) {
-            try {
-                limit = Integer.parseInt(l);
-            } catch (NumberFormatException e) {
-                limit = -1;
-            }
+            limit = LIMIT.matcher(l).matches() ? Integer.parseInt(l) : -1;
             if (limit < 1 || limit > MAX_LIMIT) throw ApiError.badRequest("limit must be an integer between 1 and " + MAX_LIMIT, "limit");
         }
+        String cursor = single(params, "cursor");
+        if (cursor != null && !EXAMPLE_ID.matcher(cursor).matches()) {
+            throw ApiError.badRequest("cursor must be the nextCursor of a previous page (an example id), not '"
+                    + (cursor.length() > 60 ? cursor.substring(0, 60) + "…" : cursor) + "'", "cursor");
+        }
         return new ExampleQuery(datasource, source, bounded(params, "q"), bounded(params, "prefix"), bounded(params, "tag"), limit,
-                bounded(params, "cursor"), null);
+                cursor, null);
     }
 
     /** The same query listing only what {@code viewer} may see (shared examples and its own); null: everything (curators). */

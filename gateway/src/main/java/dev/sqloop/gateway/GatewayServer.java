@@ -85,6 +85,7 @@ public final class GatewayServer implements AutoCloseable {
             }
         });
         app.before(auth::authenticate);
+        app.before(GatewayServer::refuseUnreadQueryParameters);
 
         app.get("/healthy", ctx -> probe(ctx, view.alive()));
         app.get("/ready", ctx -> probe(ctx, view.running()));
@@ -112,6 +113,20 @@ public final class GatewayServer implements AutoCloseable {
         List<Map<String, String>> out = new ArrayList<>();
         new TreeMap<>(config.datasources()).forEach((name, dialect) -> out.add(Map.of("name", name, "dialect", dialect.wireName())));
         return out;
+    }
+
+    /**
+     * A query parameter on an API endpoint that reads none is a 400 naming it: a {@code cursor} or {@code limit} sent to
+     * {@code /v1/batches/{id}/results} was silently ignored, and the caller took the whole stream for the page it asked
+     * for. {@code GET /v1/examples} is the one endpoint with parameters; {@link ExampleQuery} validates each of them.
+     */
+    static void refuseUnreadQueryParameters(Context ctx) {
+        if (!ctx.path().startsWith("/v1/")) return;
+        // Javalin routes /v1/examples/ as /v1/examples
+        if (ctx.method() == HandlerType.GET && ctx.path().replaceAll("/+$", "").equals("/v1/examples")) return;
+        ctx.queryParamMap().keySet().stream().findFirst().ifPresent(name -> {
+            throw ApiError.badRequest(ctx.method() + " " + ctx.path() + " takes no query parameters; '" + name + "' was given", name);
+        });
     }
 
     private static void probe(Context ctx, boolean ok) {

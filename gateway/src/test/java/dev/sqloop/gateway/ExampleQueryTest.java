@@ -84,6 +84,30 @@ class ExampleQueryTest {
                 Map.of("limit", List.of("ten")), "limit",
                 Map.of("q", List.of("x".repeat(501))), "q",
                 Map.of("source", List.of("seed", "auto")), "source");
+        check(bad);
+    }
+
+    /** Malformed values the outside probe found ignored (a cursor), and others of each parameter: each a 400 naming it. */
+    @Test
+    void shouldRefuseMalformedAndEmptyValuesNamingTheParameter() {
+        String id = ExampleIds.of("demo", "q").toString();
+        Map<Map<String, List<String>>, String> bad = new java.util.HashMap<>();
+        for (String cursor : List.of("not-a-cursor", id.toUpperCase(java.util.Locale.ROOT), "{" + id + "}", id + "0", id.replace("-", ""),
+                "' OR 1=1 --", "x".repeat(10_000), "\u0000")) {
+            bad.put(Map.of("cursor", List.of(cursor)), "cursor");
+        }
+        for (String limit : List.of("+5", "-1", "5.0", "0x10", "1e2", "10000", "٥", "99999999999")) bad.put(Map.of("limit", List.of(limit)), "limit");
+        for (String name : List.of("datasource", "source", "q", "prefix", "tag", "limit", "cursor")) {
+            bad.put(Map.of(name, List.of("")), name);
+            bad.put(Map.of(name, List.of("  ")), name);
+        }
+        bad.put(Map.of("cursor", List.of(id, id)), "cursor");
+        check(bad);
+        assertEquals(id, query(Map.of("cursor", List.of(id))).cursor(), "an example id is a cursor");
+        assertEquals(25, query(Map.of("limit", List.of(" 25 "))).limit());
+    }
+
+    private static void check(Map<Map<String, List<String>>, String> bad) {
         bad.forEach((params, field) -> {
             ApiError e = assertThrows(ApiError.class, () -> query(params), params.toString());
             assertEquals(400, e.status());

@@ -1076,4 +1076,76 @@ class GatewayIT {
                 + "/v1/batches/" + owned)).DELETE().header("X-API-Key", KEY_B).build(), HttpResponse.BodyHandlers.ofString()));
         assertEquals(202, cancelled.statusCode(), "the retried question is pending again: " + cancelled.body());
     }
+
+    // ------------------------------------------------------------------ query parameters (issue 44, item 6)
+
+    /**
+     * A malformed cursor was silently ignored (outside probe). On the running gateway every malformed, empty or repeated
+     * value of {@code GET /v1/examples}'s parameters is a 400 naming it, and a parameter on an endpoint that reads none
+     * (a cursor on a batch's results, a limit on a status) is a 400 naming it too, with nothing produced; the well-formed
+     * ones still answer 200.
+     */
+    @Test
+    void shouldRefuseMalformedQueryParametersAndThoseNoEndpointReads() throws Exception {
+        HttpResponse<String> submitted = post(gateway, "/v1/batches", KEY_A, "application/x-ndjson", "{\"question\":\"paged?\",\"datasource\":\"demo\"}\n");
+        String batch = json(submitted).get("batchId").asText();
+        String question = json(post(gateway, "/v1/questions", KEY_A, "application/json", "{\"question\":\"one\",\"datasource\":\"demo\"}")).get("id").asText();
+        String id = java.util.UUID.randomUUID().toString();
+        long questions = endOffsets(Topics.RETRIEVE_EXAMPLES.name());
+        long commands = endOffsets(Topics.EXAMPLE_COMMANDS.name());
+        long cancellations = endOffsets(Topics.CANCELLATIONS.name());
+        record Case(String method, String path, String field) {}
+        List<Case> cases = List.of(
+                new Case("GET", "/v1/examples?cursor=not-a-cursor", "cursor"),
+                new Case("GET", "/v1/examples?cursor=" + id.toUpperCase(java.util.Locale.ROOT), "cursor"),
+                new Case("GET", "/v1/examples?cursor=%27%20OR%201%3D1", "cursor"),
+                new Case("GET", "/v1/examples?cursor=", "cursor"),
+                new Case("GET", "/v1/examples?cursor=" + id + "&cursor=" + id, "cursor"),
+                new Case("GET", "/v1/examples?limit=%2B5", "limit"),
+                new Case("GET", "/v1/examples?limit=5.0", "limit"),
+                new Case("GET", "/v1/examples?limit=-1", "limit"),
+                new Case("GET", "/v1/examples?limit=", "limit"),
+                new Case("GET", "/v1/examples?limit=99999999999", "limit"),
+                new Case("GET", "/v1/examples?source=", "source"),
+                new Case("GET", "/v1/examples?datasource=", "datasource"),
+                new Case("GET", "/v1/examples?q=", "q"),
+                new Case("GET", "/v1/examples?prefix=", "prefix"),
+                new Case("GET", "/v1/examples?tag=", "tag"),
+                new Case("GET", "/v1/examples?status=done", "status"),
+                new Case("GET", "/v1/batches/" + batch + "/results?cursor=abc", "cursor"),
+                new Case("GET", "/v1/batches/" + batch + "/results?limit=10", "limit"),
+                new Case("GET", "/v1/batches/" + batch + "/results?offset=10", "offset"),
+                new Case("GET", "/v1/batches/" + batch + "?status=failed", "status"),
+                new Case("DELETE", "/v1/batches/" + batch + "?force", "force"),
+                new Case("POST", "/v1/batches/" + batch + "/retry?reasons=llm_unavailable", "reasons"),
+                new Case("POST", "/v1/batches?datasource=demo", "datasource"),
+                new Case("GET", "/v1/questions/" + question + "?fields=sql", "fields"),
+                new Case("GET", "/v1/questions/" + question + "/trace?limit=1", "limit"),
+                new Case("DELETE", "/v1/questions/" + question + "?x=1", "x"),
+                new Case("POST", "/v1/questions?datasource=demo", "datasource"),
+                new Case("POST", "/v1/questions/" + question + "/retry?round=2", "round"),
+                new Case("POST", "/v1/questions/" + question + "/feedback?action=save", "action"),
+                new Case("POST", "/v1/examples?shared=true", "shared"),
+                new Case("GET", "/v1/examples/" + id + "?x=1", "x"),
+                new Case("DELETE", "/v1/examples/" + id + "?x=1", "x"),
+                new Case("GET", "/v1/datasources?name=demo", "name"));
+        for (Case c : cases) {
+            boolean hasBody = c.method().equals("POST");
+            HttpResponse<String> r = sendWith(c.method(), c.path(), Map.of(), hasBody ? "application/json" : null, hasBody ? "{}" : null);
+            String what = c + " → " + r.statusCode() + " " + r.body();
+            assertEquals(400, r.statusCode(), what);
+            assertEquals("invalid_request", json(r).get("error").asText(), what);
+            assertEquals(c.field(), json(r).get("field").asText(), what);
+        }
+        Thread.sleep(500); // a record produced by mistake would be on its topic by now
+        assertEquals(questions, endOffsets(Topics.RETRIEVE_EXAMPLES.name()), "nothing submitted or retried");
+        assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "no example command");
+        assertEquals(cancellations, endOffsets(Topics.CANCELLATIONS.name()), "nothing cancelled");
+
+        for (String ok : List.of("/v1/examples?cursor=" + id + "&limit=1000", "/v1/examples?limit=%2025%20&source=seed&q=orders",
+                "/v1/examples", "/v1/examples/?limit=1", "/v1/batches/" + batch + "/results", "/v1/datasources")) {
+            HttpResponse<String> r = getPatiently(gateway, ok, KEY_A);
+            assertEquals(200, r.statusCode(), ok + " → " + r.body());
+        }
+    }
 }
