@@ -145,6 +145,18 @@ class ExamplesApiIT {
         String paraphrase = "List the names of German suppliers";
         assertTrue(retrievedSqls(paraphrase).contains(sql), "the retrieve-examples worker finds the posted example for a paraphrase");
 
+        // the outside probe's request (issue 44): Javalin routed a GET carrying X-HTTP-Method-Override: DELETE to the delete
+        for (String override : List.of("X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override")) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/v1/examples/" + id))
+                    .GET().header("X-API-Key", KEY_A).header(override, "DELETE").build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, r.statusCode(), override + ": " + r.body());
+            assertEquals(override, json(r).get("field").asText(), r.body());
+        }
+        assertEquals(400, send(gateway, "GET", "/v1/examples/" + id + "?_method=DELETE", KEY_A, null, null).statusCode());
+        Thread.sleep(1000); // a deletion produced by mistake would have reached the store by now
+        assertTrue(store.find("demo", "which suppliers are located in germany", "tenant-a").isPresent(), "no override deleted it");
+        assertEquals(200, send(gateway, "GET", "/v1/examples/" + id, KEY_A, null, null).statusCode());
+
         HttpResponse<String> deleted = send(gateway, "DELETE", "/v1/examples/" + id, KEY_A, null, null);
         assertEquals(202, deleted.statusCode(), deleted.body());
         awaitStatus(gateway, "/v1/examples/" + id, KEY_A, 404);
@@ -225,6 +237,7 @@ class ExamplesApiIT {
                 new Case("GET", "/v1/examples?source=captured", null, null, 400, "invalid_request", "source"),
                 new Case("GET", "/v1/examples?datasource=nope", null, null, 400, "invalid_request", "datasource"),
                 new Case("GET", "/v1/examples?colour=red", null, null, 400, "invalid_request", "colour"),
+                new Case("GET", "/v1/examples?cursor=not-a-cursor", null, null, 400, "invalid_request", "cursor"),
                 new Case("GET", "/v1/examples/" + UUID.randomUUID(), null, null, 404, "not_found", null),
                 new Case("DELETE", "/v1/examples/" + UUID.randomUUID(), null, null, 404, "not_found", null),
                 new Case("DELETE", "/v1/examples/not-an-id", null, null, 404, "not_found", null));
