@@ -58,8 +58,8 @@ final class MethodOverrideRefusal implements Filter {
         HttpServletResponse res = (HttpServletResponse) response;
         try {
             Optional<String> header = overrideHeader(Collections.list(req.getHeaderNames()));
-            if (header.isPresent()) throw refusal(header.get() + " header");
-            if (inQuery(req.getQueryString())) throw refusal(PARAMETER + " query parameter");
+            if (header.isPresent()) throw refusal(header.get(), "header");
+            if (inQuery(req.getQueryString())) throw refusal(PARAMETER, "query parameter");
             FormKind form = FormKind.of(req.getContentType());
             if (form == FormKind.NONE) {
                 chain.doFilter(request, response);
@@ -70,7 +70,7 @@ final class MethodOverrideRefusal implements Filter {
             try (InputStream in = Http.boundedBody(req, maxFormBytes)) {
                 body = in.readAllBytes();
             }
-            if (inForm(form, req.getContentType(), body)) throw refusal(PARAMETER + " form field");
+            if (inForm(form, req.getContentType(), body)) throw refusal(PARAMETER, "form field");
             chain.doFilter(new Replayed(req, body), response);
         } catch (ApiError e) {
             refuse(res, e);
@@ -123,9 +123,9 @@ final class MethodOverrideRefusal implements Filter {
         return false;
     }
 
-    private static ApiError refusal(String signal) {
-        String field = signal.substring(0, signal.indexOf(' '));
-        return ApiError.badRequest("method overrides are not accepted (" + signal + "): send the request with the method it means", field);
+    /** The 400 naming the signal ({@code field}) and where it was found. */
+    private static ApiError refusal(String field, String where) {
+        return ApiError.badRequest("method overrides are not accepted (" + field + " " + where + "): send the request with the method it means", field);
     }
 
     private static void refuse(HttpServletResponse res, ApiError e) throws IOException {
