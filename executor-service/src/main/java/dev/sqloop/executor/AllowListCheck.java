@@ -87,6 +87,13 @@ final class AllowListCheck {
             return new Refused(EngineError.sql(ErrorCategory.SYNTAX_ERROR,
                     "refused by the executor: the query could not be analysed; write it more simply"));
         }
+        // the dialect's function allow-list (refused functions already failed the parse): a name it does not hold
+        List<String> unlisted = dev.sqloop.parse.FunctionPolicy.unlisted(parsed, ds.safeguards().functions());
+        if (!unlisted.isEmpty()) {
+            String f = unlisted.getFirst();
+            return new Refused(EngineError.sql(ErrorCategory.UNSUPPORTED_FUNCTION, "refused by the executor: "
+                    + dev.sqloop.parse.FunctionPolicy.unlistedReason(ds.dialect(), f), f, List.of()));
+        }
         if (!list.restricts()) return new Allowed();
         for (ObjectName t : parsed.tables()) {
             // the parts as the engine looks them up: on PostgreSQL "Sales" is not sales, and only an entry for it admits it

@@ -405,6 +405,44 @@ class PostgresSafeguardsIT {
                 + " FROM author LIMIT 1").rowCount(), "functions of their arguments alone still run");
     }
 
+    /**
+     * Issue 44's finds past the deny-list, refused by the allow-list built from pg_proc: {@code row_security_active} tells
+     * whether a table exists, a table's name as a type lists its columns — each shown through the role first — and a
+     * function the list does not hold is refused as unsupported (a datasource may add its own with _FUNCTIONS).
+     */
+    @Test
+    void shouldRefuseWhatTheFunctionAllowListDoesNotHold() throws Exception {
+        String exists = "SELECT row_security_active('probe.probe_secrets')";
+        String columns = "SELECT to_json(json_populate_record(NULL::probe.probe_secrets, '{}'))::text";
+        try (Connection c = PostgresServer.reader(pg.jdbcUrl("academic")); Statement st = c.createStatement()) {
+            assertEquals("f", scalar(st, exists), "the role learns the table exists");
+            assertTrue(scalar(st, columns).contains("\"secret\""), "and its columns, without any grant on them");
+        }
+        for (String sql : List.of(exists, columns, "SELECT NULL::probe.probe_secrets", "SELECT CAST(NULL AS probe.probe_secrets)",
+                "SELECT version()", "SELECT current_setting('data_directory')")) {
+            for (DatasourceConfig ds : new DatasourceConfig[] {open, onlyAuthor}) {
+                EngineError e = fail(executor, ds, sql);
+                assertEquals(ErrorCategory.READ_ONLY_VIOLATION, e.category(), ds.name() + ": " + sql + ": " + e);
+                assertFalse(e.message().contains("secret\""), e.message());
+            }
+        }
+        try (Connection c = pg.superuser("academic"); Statement st = c.createStatement()) {
+            st.execute("CREATE OR REPLACE FUNCTION public.shout(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT upper(t) || '!' $$");
+        }
+        EngineError unlisted = fail(executor, open, "SELECT shout(name) FROM author LIMIT 1");
+        assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, unlisted.category(), unlisted.toString());
+        assertTrue(unlisted.message().contains("allow-list"), unlisted.message());
+        DatasourceConfig withUdf = new DatasourceConfig("academic_udf", Dialect.POSTGRES, open.jdbcUrl(), open.user(), open.password(),
+                Set.of(), Set.of(), Set.of(), 50, Duration.ofSeconds(2), Duration.ofSeconds(2), null, 1, java.util.Map.of(),
+                new Safeguards(null, 1, null, null, null, Set.of("shout")));
+        assertTrue(ok(executor, withUdf, "SELECT shout(name) FROM author LIMIT 1").preview().toString().contains("!"),
+                "a function the datasource adds runs");
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, fail(executor, new DatasourceConfig("academic_udf2", Dialect.POSTGRES,
+                open.jdbcUrl(), open.user(), open.password(), Set.of(), Set.of(), Set.of(), 50, Duration.ofSeconds(2),
+                Duration.ofSeconds(2), null, 1, java.util.Map.of(), new Safeguards(null, 1, null, null, null, Set.of("row_security_active"))),
+                exists).category(), "an addition cannot bring back a refused function");
+    }
+
     @Test
     void shouldStopTheWholeCorpusBeforeTheEngineAndChangeNothing() throws Exception {
         long before = rows();

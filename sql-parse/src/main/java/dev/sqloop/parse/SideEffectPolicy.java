@@ -88,6 +88,8 @@ public final class SideEffectPolicy {
     private SideEffectPolicy() {}
 
     public static void check(ParsedQuery q) throws SqlRejection {
+        SqlRejection byCatalog = FunctionPolicy.refused(q);
+        if (byCatalog != null) throw byCatalog;
         for (String f : q.functions()) {
             if (isDenied(f)) {
                 throw SqlRejection.readOnly("function " + f + "() has side effects or reads outside the warehouse", f);

@@ -21,7 +21,11 @@ import java.util.TreeMap;
 public final class ConfiguredDatasourceCatalogs implements DatasourceCatalogs {
 
     /** One configured datasource. */
-    public record Entry(Dialect dialect, CachedSchemaCatalog catalog) {}
+    public record Entry(Dialect dialect, CachedSchemaCatalog catalog, java.util.Set<String> extraFunctions) {
+        public Entry(Dialect dialect, CachedSchemaCatalog catalog) {
+            this(dialect, catalog, java.util.Set.of());
+        }
+    }
 
     private final Map<String, Entry> entries;
 
@@ -46,7 +50,7 @@ public final class ConfiguredDatasourceCatalogs implements DatasourceCatalogs {
                 try (Connection c = ReadOnlyJdbc.open(ds)) {
                     return loader.load(c);
                 }
-            }, ttl, clock)));
+            }, ttl, clock), ds.safeguards().functions()));
         }
         return new ConfiguredDatasourceCatalogs(entries);
     }
@@ -54,6 +58,6 @@ public final class ConfiguredDatasourceCatalogs implements DatasourceCatalogs {
     @Override
     public Optional<ValidationTarget> find(String datasource) {
         Entry e = entries.get(datasource);
-        return e == null ? Optional.empty() : Optional.of(new ValidationTarget(e.dialect(), e.catalog().get()));
+        return e == null ? Optional.empty() : Optional.of(new ValidationTarget(e.dialect(), e.catalog().get(), e.extraFunctions()));
     }
 }

@@ -124,7 +124,7 @@ public final class StaticValidator {
         ParsedQuery parsed;
         try {
             parsed = DialectParsers.forDialect(target.dialect()).parse(sql);
-            List<Issue> found = new ArrayList<>(SchemaCheck.check(parsed, target.catalog()));
+            List<Issue> found = new ArrayList<>(SchemaCheck.check(parsed, target.catalog(), target.extraFunctions()));
             found.addAll(unjudged(AggregationCheck.check(parsed), found));
             found.addAll(ConstraintCheck.check(constraints, parsed));
             // Errors first: the first issue decides the repair strategy; hints only ride along.

@@ -3,11 +3,20 @@ package dev.sqloop.validator;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.validator.schema.SchemaCatalog;
 import java.util.Objects;
+import java.util.Set;
 
-/** What static validation needs to know about one datasource: its SQL dialect and its schema catalog. */
-public record ValidationTarget(Dialect dialect, SchemaCatalog catalog) {
+/**
+ * What static validation needs to know about one datasource: its SQL dialect, its schema catalog, and the functions it
+ * adds to the dialect's allow-list (its user-defined functions, {@code SQLOOP_DATASOURCE_<NAME>_FUNCTIONS}).
+ */
+public record ValidationTarget(Dialect dialect, SchemaCatalog catalog, Set<String> extraFunctions) {
     public ValidationTarget {
         Objects.requireNonNull(dialect, "dialect");
         Objects.requireNonNull(catalog, "catalog");
+        extraFunctions = extraFunctions == null ? Set.of() : Set.copyOf(extraFunctions);
+    }
+
+    public ValidationTarget(Dialect dialect, SchemaCatalog catalog) {
+        this(dialect, catalog, Set.of());
     }
 }

@@ -29,7 +29,7 @@ public final class Datasources {
     /** Settings per datasource, longest first so {@code _PASSWORD_FILE} wins over {@code _PASSWORD}. */
     private static final List<String> SETTINGS = List.of(
             "_ALLOWED_CATALOGS", "_ALLOWED_SCHEMAS", "_ALLOWED_TABLES", "_CONNECT_TIMEOUT", "_PASSWORD_FILE",
-            "_MEMORY_LIMIT", "_ROW_LIMIT", "_POOL_SIZE", "_TEMP_SIZE", "_PASSWORD", "_WORK_MEM", "_DIALECT", "_THREADS", "_TIMEOUT", "_REGEX",
+            "_MEMORY_LIMIT", "_ROW_LIMIT", "_POOL_SIZE", "_TEMP_SIZE", "_PASSWORD", "_FUNCTIONS", "_WORK_MEM", "_DIALECT", "_THREADS", "_TIMEOUT", "_REGEX",
             "_MODE", "_USER", "_URL");
     private static final String PROPERTY = "_PROPERTY_";
 
@@ -132,12 +132,14 @@ public final class Datasources {
         String temp = env.string(p + "_TEMP_SIZE", Safeguards.DEFAULT_TEMP_SIZE);
         String regex = env.string(p + "_REGEX", "checked");
         String workMem = env.string(p + "_WORK_MEM", Safeguards.DEFAULT_WORK_MEM);
+        java.util.Set<String> functions = Set.copyOf(DatasourceConfig.split(env.string(p + "_FUNCTIONS", "")));
         // each value checked on its own, so the error names the variable
         check(p + "_MEMORY_LIMIT", () -> new Safeguards(memory, 1, null, null));
         check(p + "_TEMP_SIZE", () -> new Safeguards(null, 1, temp, null));
         check(p + "_REGEX", () -> new Safeguards(null, 1, null, regex));
         check(p + "_WORK_MEM", () -> new Safeguards(null, 1, null, null, workMem));
-        return new Safeguards(memory, threads, temp, regex, workMem);
+        check(p + "_FUNCTIONS", () -> new Safeguards(null, 1, null, null, null, functions));
+        return new Safeguards(memory, threads, temp, regex, workMem, functions);
     }
 
     private static void check(String key, Runnable build) {

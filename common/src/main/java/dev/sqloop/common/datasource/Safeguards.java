@@ -16,8 +16,10 @@ import java.util.Objects;
  * @param workMem     PostgreSQL {@code work_mem} of the executor's sessions ({@code _WORK_MEM}, default
  *                    {@value #DEFAULT_WORK_MEM}): memory per sort or hash before it spills to temp files, which
  *                    {@code tempSize} bounds there as {@code temp_file_limit}
+ * @param functions   functions added to the dialect's allow-list for this datasource ({@code _FUNCTIONS}: its
+ *                    user-defined functions, lower case); a function the list refuses stays refused
  */
-public record Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem) {
+public record Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem, java.util.Set<String> functions) {
     public static final String DEFAULT_MEMORY_LIMIT = "1GB";
     /**
      * One: a query runs on the executor's thread that asked for it. The executor runs several questions' queries at once
@@ -33,6 +35,11 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
         memoryLimit = size(memoryLimit, DEFAULT_MEMORY_LIMIT, "memory limit");
         tempSize = size(tempSize, DEFAULT_TEMP_SIZE, "temp size");
         workMem = size(workMem, DEFAULT_WORK_MEM, "work mem");
+        functions = functions == null ? java.util.Set.of() : functions.stream().map(f -> f.strip().toLowerCase(Locale.ROOT))
+                .filter(f -> !f.isEmpty()).collect(java.util.stream.Collectors.toUnmodifiableSet());
+        for (String f : functions) {
+            if (!f.matches("[a-z_][a-z0-9_]*")) throw new IllegalArgumentException("function names are letters, digits and _, was '" + f + "'");
+        }
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1, was " + threads);
         regex = regex == null || regex.isBlank() ? "checked" : regex.trim().toLowerCase(Locale.ROOT);
         if (!java.util.Set.of("checked", "refused", "allowed").contains(regex)) {
@@ -41,7 +48,11 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
     }
 
     public Safeguards(String memoryLimit, int threads, String tempSize, String regex) {
-        this(memoryLimit, threads, tempSize, regex, null);
+        this(memoryLimit, threads, tempSize, regex, null, null);
+    }
+
+    public Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem) {
+        this(memoryLimit, threads, tempSize, regex, workMem, null);
     }
 
     /** {@code size} (as {@link #size} accepts it) in whole kilobytes, PostgreSQL's unit for memory and file settings. */

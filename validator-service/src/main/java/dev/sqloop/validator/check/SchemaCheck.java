@@ -5,6 +5,7 @@ import dev.sqloop.common.sql.Identifiers;
 import dev.sqloop.common.sql.Typos;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
+import dev.sqloop.parse.FunctionPolicy;
 import dev.sqloop.parse.ObjectName;
 import dev.sqloop.parse.ParsedQuery;
 import dev.sqloop.parse.QueryScope;
@@ -49,13 +50,21 @@ public final class SchemaCheck {
         static final Columns UNKNOWN = new Columns(Set.of(), false);
     }
 
-    private SchemaCheck(SchemaCatalog catalog, ParsedQuery query) {
+    private final Set<String> extraFunctions;
+
+    private SchemaCheck(SchemaCatalog catalog, ParsedQuery query, Set<String> extraFunctions) {
         this.catalog = catalog;
         this.query = query;
+        this.extraFunctions = extraFunctions;
     }
 
     public static List<Issue> check(ParsedQuery query, SchemaCatalog catalog) {
-        SchemaCheck c = new SchemaCheck(catalog, query);
+        return check(query, catalog, Set.of());
+    }
+
+    /** @param extraFunctions functions the datasource adds to the dialect's allow-list (its UDFs) */
+    public static List<Issue> check(ParsedQuery query, SchemaCatalog catalog, Set<String> extraFunctions) {
+        SchemaCheck c = new SchemaCheck(catalog, query, extraFunctions);
         c.tables();
         c.functions();
         for (QueryScope scope : query.scopes()) {
@@ -169,13 +178,22 @@ public final class SchemaCheck {
         return Identifiers.written(stored, query.dialect().quotedNamesKeepCase(), query.dialect()::quote);
     }
 
+    /**
+     * Every function must exist in the engine (its live list, when loaded) and be on the dialect's allow-list or the
+     * datasource's additions ({@link FunctionPolicy}); near names come from what is both.
+     */
     private void functions() {
         Set<String> known = catalog.functions();
-        if (known.isEmpty()) return;
+        Set<String> listed = FunctionPolicy.listedNames(query.dialect());
         for (String f : query.functions()) {
-            if (known.contains(f) || SYNTAX_FUNCTIONS.contains(f)) continue;
-            add(ErrorCategory.UNSUPPORTED_FUNCTION, "function " + f + "() does not exist in " + query.dialect().displayName(),
-                    f, NearNames.of(f, known));
+            boolean engineHas = known.isEmpty() || known.contains(f) || SYNTAX_FUNCTIONS.contains(f);
+            boolean allowed = extraFunctions.contains(f) || FunctionPolicy.listed(query.dialect(), f);
+            if (engineHas && allowed) continue;
+            Set<String> near = new java.util.TreeSet<>(listed);
+            if (!known.isEmpty()) near.retainAll(known);
+            near.addAll(extraFunctions);
+            add(ErrorCategory.UNSUPPORTED_FUNCTION, engineHas ? FunctionPolicy.unlistedReason(query.dialect(), f)
+                    : "function " + f + "() does not exist in " + query.dialect().displayName(), f, NearNames.of(f, near));
         }
     }
 
