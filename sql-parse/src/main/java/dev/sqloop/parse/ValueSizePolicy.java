@@ -81,7 +81,33 @@ final class ValueSizePolicy {
             Map.entry("aggregate", Spec.of(Kind.REDUCE)), Map.entry("reduce", Spec.of(Kind.REDUCE)),
             Map.entry("list_reduce", Spec.of(Kind.REDUCE)), Map.entry("array_reduce", Spec.of(Kind.REDUCE)));
 
+    /** The growth rules this policy reads itself: the catalog's size notes cannot express them. */
+    private static final Set<Kind> OWN_KINDS = Set.of(Kind.SEPARATOR, Kind.COLLECT, Kind.APPLY, Kind.REDUCE, Kind.DIGITS,
+            Kind.REGEX_REPLACE);
+
     private ValueSizePolicy() {}
+
+    /**
+     * How {@code function} grows on {@code dialect}: this policy's own rule where the catalog cannot express it
+     * (separators, aggregates, lambdas), else the dialect's allow-list note for a {@code sized} function (Trino's
+     * {@code bar} takes its width second, DuckDB's fourth), else this policy's union table. Null: bounded by its inputs.
+     */
+    static Spec spec(Dialect dialect, String function) {
+        Spec own = SPECS.get(function);
+        if (own != null && OWN_KINDS.contains(own.kind())) return own;
+        for (FunctionCatalog.Entry e : FunctionCatalog.of(dialect).entries(function)) {
+            if (e.safety() != FunctionCatalog.Safety.SIZED || e.sizes().isEmpty()) continue;
+            return switch (e.sizes().getFirst()) {
+                case FunctionCatalog.SizeSpec.Count n -> Spec.of(Kind.COUNT, n.arg());
+                case FunctionCatalog.SizeSpec.Width w -> Spec.of(Kind.WIDTH, w.arg());
+                case FunctionCatalog.SizeSpec.Bounds b -> Spec.of(Kind.BOUNDS);
+                case FunctionCatalog.SizeSpec.Format f -> Spec.of(Kind.FORMAT, f.arg());
+                case FunctionCatalog.SizeSpec.Replace r -> Spec.of(Kind.REPLACE, r.from(), r.to());
+                case FunctionCatalog.SizeSpec.Grows g -> new Spec(Kind.GROWS, List.of(), g.factor());
+            };
+        }
+        return own;
+    }
 
     /** A rejection when {@code e} may build a value beyond the bounds, else null. */
     static SqlRejection check(Dialect dialect, ValueExpr e) {
@@ -154,7 +180,7 @@ final class ValueSizePolicy {
         }
 
         private Size call(ValueExpr.Call c) {
-            Spec spec = SPECS.get(c.name());
+            Spec spec = spec(dialect, c.name());
             if (spec == null) return sum(c.args());
             return switch (spec.kind()) {
                 case COUNT -> {

@@ -84,6 +84,33 @@ class ValueBoundsTest {
         assertDoesNotThrow(() -> DialectParsers.forDialect(d).parse(sql), d + ": " + sql);
     }
 
+    /** Every function a dialect's allow-list marks as sized by a count or a width is bounded by it, on that dialect. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(Dialect.class)
+    void shouldBoundEveryCountAndWidthTheAllowListNames(Dialect d) {
+        java.util.List<String> unbounded = new java.util.ArrayList<>();
+        int checked = 0;
+        for (FunctionCatalog.Entry e : FunctionCatalog.of(d).entries()) {
+            if (e.safety() != FunctionCatalog.Safety.SIZED || e.kind() == FunctionCatalog.Kind.TABLE) continue;
+            for (FunctionCatalog.SizeSpec spec : e.sizes()) {
+                int at = spec instanceof FunctionCatalog.SizeSpec.Count c ? c.arg() : spec instanceof FunctionCatalog.SizeSpec.Width w ? w.arg() : 0;
+                if (at == 0) continue;
+                java.util.List<String> args = new java.util.ArrayList<>();
+                for (int i = 1; i <= Math.max(at, 2); i++) args.add(i == at ? "2000000000" : "'x'");
+                String sql = "SELECT " + e.name() + "(" + String.join(", ", args) + ") AS v";
+                checked++;
+                try {
+                    DialectParsers.forDialect(d).parse(sql);
+                    unbounded.add(sql);
+                } catch (SqlRejection r) {
+                    if (r.category() != ErrorCategory.TIMEOUT) unbounded.add(sql + " -> " + r.category() + ": " + r.getMessage());
+                }
+            }
+        }
+        assertTrue(unbounded.isEmpty(), d + ": " + unbounded);
+        assertTrue(checked > 0 || d == Dialect.PRESTO || d == Dialect.TRINO, d + ": nothing checked");
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "hive|SELECT concat(repeat('a', 32), '!') RLIKE concat('(.*', 'a){12}$')",
