@@ -44,13 +44,26 @@ final class HiveServer2Profile implements EngineProfile {
     @Override
     public void configure(HikariConfig pool, DatasourceConfig ds) {
         long socketTimeoutMs = ds.queryTimeout().toMillis() + SOCKET_MARGIN_MS;
-        pool.setJdbcUrl(HiveServer2Url.withSessionVariable(ReadOnlyJdbc.url(ds), "socketTimeout", Long.toString(socketTimeoutMs)));
+        String url = HiveServer2Url.withConfiguration(ReadOnlyJdbc.url(ds), serverLimits(dialect, ds));
+        pool.setJdbcUrl(HiveServer2Url.withSessionVariable(url, "socketTimeout", Long.toString(socketTimeoutMs)));
         pool.setDriverClassName("org.apache.hive.jdbc.HiveDriver");
         pool.setUsername(ds.user() == null ? "sqloop" : ds.user());
         if (ds.password() != null) pool.setPassword(ds.password());
         ds.properties().forEach(pool::addDataSourceProperty);
         // HiveConnection.setReadOnly(true) throws "Enabling read-only mode not supported": see the class comment
         pool.setReadOnly(false);
+    }
+
+    /**
+     * The server's own bound on every statement of the session, a second after the driver's (which each statement also
+     * sends): a query whose client went away, or that runs without a statement timeout, still ends on the server. Spark
+     * also interrupts a cancelled query's running tasks instead of letting them run to their end.
+     */
+    static java.util.Map<String, String> serverLimits(Dialect dialect, DatasourceConfig ds) {
+        long seconds = EngineProfile.timeoutSeconds(ds) + 1;
+        return dialect == Dialect.SPARKSQL
+                ? java.util.Map.of("spark.sql.thriftServer.queryTimeout", seconds + "s", "spark.sql.thriftServer.interruptOnCancel", "true")
+                : java.util.Map.of("hive.query.timeout.seconds", seconds + "s");
     }
 
     @Override

@@ -32,8 +32,9 @@ final class PostgresErrors implements ErrorClassifier {
             case "42804", "22P02", "42846", "22007", "22008", "22003", "22018" -> ErrorCategory.TYPE_MISMATCH;
             case "42702", "42P09", "42712" -> ErrorCategory.JOIN_ERROR;
             case "42601" -> ErrorCategory.SYNTAX_ERROR;
-            // the query's own cost: cancelled at statement_timeout, past temp_file_limit, behind a lock past lock_timeout
-            case "57014", "53400", "55P03" -> ErrorCategory.TIMEOUT;
+            // the query's own cost: cancelled at statement_timeout, past temp_file_limit, behind a lock past lock_timeout,
+            // a value past PostgreSQL's own 1 GB bound (54000, "requested length too large")
+            case "57014", "53400", "55P03", "54000" -> ErrorCategory.TIMEOUT;
             case "42501" -> ErrorCategory.PERMISSION_DENIED;
             case "25006" -> ErrorCategory.READ_ONLY_VIOLATION;
             case "22012" -> ErrorCategory.UNKNOWN;

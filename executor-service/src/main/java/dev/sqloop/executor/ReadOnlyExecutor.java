@@ -270,9 +270,27 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         });
     }
 
+    /** How long {@link #close} waits for the pools: a statement stuck in an engine that stopped answering must not hold a stop. */
+    static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(5);
+
     @Override
     public void close() {
-        pools.values().forEach(HikariDataSource::close);
+        // each pool closes on its own thread: HikariCP waits for borrowed connections, and a driver whose server hangs
+        // (a Hive query that ignores cancel) can hold one past any timeout
+        List<Thread> closing = new ArrayList<>();
+        for (Map.Entry<String, HikariDataSource> e : pools.entrySet()) {
+            closing.add(Thread.ofPlatform().daemon().name("sqloop-close-" + e.getKey()).start(e.getValue()::close));
+        }
+        long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+        for (Thread t : closing) {
+            try {
+                t.join(java.time.Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (t.isAlive()) LOG.warn("{}: still waiting for a connection after {}; leaving it", t.getName(), CLOSE_WAIT);
+        }
         pools.clear();
         scopes.clear();
     }

@@ -3,6 +3,7 @@ package dev.sqloop.executor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import dev.sqloop.common.Dialect;
@@ -33,9 +34,11 @@ class HiveServer2ProfileTest {
                 .withLimits(10, Duration.ofSeconds(30));
         new HiveServer2Profile(Dialect.SPARKSQL).configure(pool, ds);
         assertFalse(pool.isReadOnly(), "hive-jdbc throws on setReadOnly(true)");
-        assertEquals("jdbc:hive2://h:10000/default;socketTimeout=45000?hive.variable.substitute=false;spark.sql.variable.substitute=false;"
-                + "spark.sql.parser.escapedStringLiterals=false;spark.sql.parser.quotedRegexColumnNames=false;"
-                + "spark.sql.ansi.doubleQuotedIdentifiers=false", pool.getJdbcUrl());
+        String url = pool.getJdbcUrl();
+        assertTrue(url.startsWith("jdbc:hive2://h:10000/default;socketTimeout=45000?hive.variable.substitute=false;"
+                + "spark.sql.variable.substitute=false;spark.sql.parser.escapedStringLiterals=false;"
+                + "spark.sql.parser.quotedRegexColumnNames=false;spark.sql.ansi.doubleQuotedIdentifiers=false;"), url);
+        assertTrue(url.contains("spark.sql.thriftServer.queryTimeout=31s") && url.contains("spark.sql.thriftServer.interruptOnCancel=true"), url);
         assertEquals("org.apache.hive.jdbc.HiveDriver", pool.getDriverClassName());
     }
 

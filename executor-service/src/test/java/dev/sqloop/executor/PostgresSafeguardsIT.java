@@ -321,6 +321,16 @@ class PostgresSafeguardsIT {
         assertEquals("1MB", value(executor.runUnchecked(small, "SELECT current_setting('work_mem')")));
     }
 
+    /** PostgreSQL bounds one value itself (1 GB): with sqloop's value-size checks bypassed, the engine refuses the bomb. */
+    @Test
+    void shouldLetTheEngineRefuseAValuePastItsOwnBound() {
+        QueryRunner.Result r = executor.runUnchecked(open, "SELECT length(repeat('x', 2000000000))");
+        EngineError e = assertInstanceOf(QueryRunner.Failed.class, r, r::toString).error();
+        assertEquals(ErrorCategory.TIMEOUT, e.category(), e.toString());
+        assertEquals(ErrorCategory.TIMEOUT, fail(executor, open, "SELECT length(repeat('x', 2000000000))").category(),
+                "and sqloop refuses it before the engine");
+    }
+
     /** A role that may not set {@code temp_file_limit} (a PostgreSQL before 15, or no grant) still runs queries. */
     @Test
     void shouldRunWithTheRolesOwnTempFileLimitWhenTheRoleMayNotSetIt() throws Exception {

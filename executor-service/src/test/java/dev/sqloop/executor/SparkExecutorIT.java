@@ -233,6 +233,25 @@ class SparkExecutorIT {
         assertEquals(1, ok(executor, slow, "SELECT 1").rowCount(), "the connection is usable afterwards");
     }
 
+    /**
+     * The server's own timeout, with sqloop's bypassed: a statement sent without any query timeout on one of the
+     * executor's sessions still ends at the session's spark.sql.thriftServer.queryTimeout (the datasource's + 1 s), and
+     * its tasks stop (interruptOnCancel).
+     */
+    @Test
+    void shouldEndAQueryAtTheSessionsServerTimeoutWithoutAStatementTimeout() throws Exception {
+        DatasourceConfig slow = DatasourceConfig.of("academic_server_timeout", Dialect.SPARKSQL, spark.jdbcUrl("academic"), null, null)
+                .withLimits(50, Duration.ofSeconds(3)).withPool(1, Duration.ofSeconds(5));
+        try (ReadOnlyExecutor own = new ReadOnlyExecutor(); Connection c = own.borrow(slow); Statement st = c.createStatement()) {
+            long t0 = System.nanoTime();
+            SQLException e = assertThrows(SQLException.class, () -> st.executeQuery("SELECT count(*) FROM range(100000000000) WHERE id % 7 = 3").next());
+            long tookMs = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(tookMs >= 3000 && tookMs < 30_000, "ended by the server at ~4 s: " + tookMs + " ms (" + e.getMessage() + ")");
+            Thread.sleep(1000);
+            assertTrue(cpuOver(Duration.ofSeconds(1)).toMillis() < 400, "the job's tasks stopped");
+        }
+    }
+
     private static Duration cpuOver(Duration window) throws InterruptedException {
         Duration before = spark.cpuTime();
         Thread.sleep(window.toMillis());
