@@ -110,9 +110,11 @@ class DuckDbExecutorIT {
         EngineError table = fail(executor, ds, "SELECT * FROM order_s");
         assertEquals(ErrorCategory.TABLE_NOT_FOUND, table.category());
         assertTrue(table.candidates().contains("orders"), table.message());
-        EngineError fn = fail(executor, ds, "SELECT strftim(o_orderdate, '%Y') FROM orders");
+        EngineError fn = ExecutorAssertions.failOnEngine(executor, ds, "SELECT strftim(o_orderdate, '%Y') FROM orders");
         assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, fn.category());
         assertTrue(fn.candidates().contains("strftime"), fn.message());
+        EngineError unlisted = fail(executor, ds, "SELECT strftim(o_orderdate, '%Y') FROM orders");
+        assertEquals(ErrorCategory.UNSUPPORTED_FUNCTION, unlisted.category(), "refused before the engine: not on the allow-list");
     }
 
     @Test

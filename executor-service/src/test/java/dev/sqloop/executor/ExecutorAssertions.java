@@ -41,6 +41,15 @@ final class ExecutorAssertions {
         return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
     }
 
+    /**
+     * The error the engine itself gives for {@code sql}, with sqloop's own checks bypassed: for tests of how engine errors
+     * are classified (the checks would refuse an unknown function or an unparseable text before the engine sees it).
+     */
+    static EngineError failOnEngine(ReadOnlyExecutor executor, DatasourceConfig on, String sql) {
+        QueryRunner.Result r = executor.runUnchecked(on, sql);
+        return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
+    }
+
     /** {@link ReadOnlyGuardTest#WRITES}, aimed at {@code table} instead of {@code t}. */
     static List<String> writesOn(String table) {
         return ReadOnlyGuardTest.WRITES.stream().map(sql -> sql.replace(" t ", " " + table + " ").replace(" t", " " + table)).toList();

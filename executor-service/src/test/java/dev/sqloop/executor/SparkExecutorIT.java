@@ -111,7 +111,7 @@ class SparkExecutorIT {
             "SELECT aid::text FROM author|SYNTAX_ERROR|:",
             "SELECT aid FROM author a JOIN writes w ON a.aid = w.aid|JOIN_ERROR|aid"})
     void shouldClassifyTheServersErrors(String sql, ErrorCategory expected, String identifier) {
-        EngineError e = fail(executor, ds, sql);
+        EngineError e = ExecutorAssertions.failOnEngine(executor, ds, sql);
         // re-captured on every run: ../shared/facts/engine-errors.md is checked against these
         System.out.println("spark error: " + sql + "\n    -> " + e);
         assertEquals(expected, e.category(), e.message());
@@ -155,8 +155,11 @@ class SparkExecutorIT {
         assertNull(ok(executor, ds, "SELECT sum(name) FROM author").preview().get(0).get(0), "sum over text is NULL");
         assertNull(ok(executor, ds, "SELECT 1/0").preview().get(0).get(0), "division by zero is NULL");
         assertNull(ok(executor, ds, "SELECT CAST('abc' AS INT)").preview().get(0).get(0), "a bad cast is NULL");
-        Execution truncated = ok(executor, ds, "SELECT * FROM author WHERE");
-        assertTrue(truncated.rowCount() > 0, "a trailing WHERE is read as the table's alias (ANSI mode too)");
+        QueryRunner.Result truncated = executor.runUnchecked(ds, "SELECT * FROM author WHERE");
+        assertTrue(assertInstanceOf(QueryRunner.Succeeded.class, truncated).execution().rowCount() > 0,
+                "a trailing WHERE is read as the table's alias (ANSI mode too)");
+        assertEquals(ErrorCategory.SYNTAX_ERROR, fail(executor, ds, "SELECT * FROM author WHERE").category(),
+                "sqloop's checks refuse it before the engine");
     }
 
     /** With {@code spark.sql.ansi.enabled=true} on the URL the same mistakes are errors. */
