@@ -28,8 +28,9 @@ public final class Datasources {
 
     /** Settings per datasource, longest first so {@code _PASSWORD_FILE} wins over {@code _PASSWORD}. */
     private static final List<String> SETTINGS = List.of(
-            "_ALLOWED_CATALOGS", "_ALLOWED_SCHEMAS", "_ALLOWED_TABLES", "_CONNECT_TIMEOUT", "_PASSWORD_FILE",
-            "_MEMORY_LIMIT", "_ROW_LIMIT", "_POOL_SIZE", "_TEMP_SIZE", "_PASSWORD", "_FUNCTIONS", "_WORK_MEM", "_DIALECT", "_THREADS", "_TIMEOUT", "_REGEX",
+            "_ALLOWED_CATALOGS", "_ALLOWED_SCHEMAS", "_ALLOWED_TABLES", "_PROCESS_MEMORY", "_CONNECT_TIMEOUT", "_PASSWORD_FILE",
+            "_MEMORY_LIMIT", "_ISOLATION", "_ROW_LIMIT", "_POOL_SIZE", "_TEMP_SIZE", "_PASSWORD", "_FUNCTIONS", "_WORK_MEM",
+            "_DIALECT", "_THREADS", "_TIMEOUT", "_REGEX",
             "_MODE", "_USER", "_URL");
     private static final String PROPERTY = "_PROPERTY_";
 
@@ -133,13 +134,17 @@ public final class Datasources {
         String regex = env.string(p + "_REGEX", "checked");
         String workMem = env.string(p + "_WORK_MEM", Safeguards.DEFAULT_WORK_MEM);
         java.util.Set<String> functions = Set.copyOf(DatasourceConfig.split(env.string(p + "_FUNCTIONS", "")));
+        String isolation = env.string(p + "_ISOLATION", Safeguards.PROCESS);
+        String processMemory = env.string(p + "_PROCESS_MEMORY", null);
         // each value checked on its own, so the error names the variable
         check(p + "_MEMORY_LIMIT", () -> new Safeguards(memory, 1, null, null));
         check(p + "_TEMP_SIZE", () -> new Safeguards(null, 1, temp, null));
         check(p + "_REGEX", () -> new Safeguards(null, 1, null, regex));
         check(p + "_WORK_MEM", () -> new Safeguards(null, 1, null, null, workMem));
         check(p + "_FUNCTIONS", () -> new Safeguards(null, 1, null, null, null, functions));
-        return new Safeguards(memory, threads, temp, regex, workMem, functions);
+        check(p + "_ISOLATION", () -> Safeguards.DEFAULTS.withIsolation(isolation, null));
+        check(p + "_PROCESS_MEMORY", () -> new Safeguards(memory, 1, null, null).withIsolation(null, processMemory));
+        return new Safeguards(memory, threads, temp, regex, workMem, functions, isolation, processMemory);
     }
 
     private static void check(String key, Runnable build) {

@@ -18,8 +18,14 @@ import java.util.Objects;
  *                    {@code tempSize} bounds there as {@code temp_file_limit}
  * @param functions   functions added to the dialect's allow-list for this datasource ({@code _FUNCTIONS}: its
  *                    user-defined functions, lower case); a function the list refuses stays refused
+ * @param isolation   where DuckDB runs a query ({@code _ISOLATION}): {@link #PROCESS} (default), a child process per
+ *                    concurrent query with an OS memory cap, so a query allocating outside {@code memory_limit} costs
+ *                    that process and never the executor; {@link #IN_PROCESS}, the executor's own JVM (tests, benchmarks)
+ * @param processMemory the child process's address-space cap ({@code _PROCESS_MEMORY}, a size); null: {@code memoryLimit}
+ *                    plus {@value #PROCESS_HEADROOM} ({@link #processMemoryBytes()})
  */
-public record Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem, java.util.Set<String> functions) {
+public record Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem,
+                         java.util.Set<String> functions, String isolation, String processMemory) {
     public static final String DEFAULT_MEMORY_LIMIT = "1GB";
     /**
      * One: a query runs on the executor's thread that asked for it. The executor runs several questions' queries at once
@@ -29,6 +35,15 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
     public static final int DEFAULT_THREADS = 1;
     public static final String DEFAULT_TEMP_SIZE = "1GB";
     public static final String DEFAULT_WORK_MEM = "64MB";
+    public static final String PROCESS = "process";
+    public static final String IN_PROCESS = "in-process";
+    /**
+     * The child's address space beyond {@code memory_limit}: a child JVM with DuckDB open maps ~0.8 GiB before its
+     * first query (JDK 25, DuckDB 2.0: the runtime image, a 256 MB heap reserved, DuckDB's library and threads; RSS
+     * ~0.1 GB), and DuckDB's allocator maps ~0.4 GiB more than the buffers it counts against {@code memory_limit}.
+     * The executor-service README shows the measurement.
+     */
+    public static final String PROCESS_HEADROOM = "1.25GiB";
     public static final Safeguards DEFAULTS = new Safeguards(DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TEMP_SIZE, "checked");
 
     public Safeguards {
@@ -45,15 +60,64 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
         if (!java.util.Set.of("checked", "refused", "allowed").contains(regex)) {
             throw new IllegalArgumentException("regex must be checked, refused or allowed, was '" + regex + "'");
         }
+        isolation = isolation == null || isolation.isBlank() ? PROCESS : isolation.trim().toLowerCase(Locale.ROOT);
+        if (!isolation.equals(PROCESS) && !isolation.equals(IN_PROCESS)) {
+            throw new IllegalArgumentException("isolation must be process or in-process, was '" + isolation + "'");
+        }
+        processMemory = processMemory == null || processMemory.isBlank() ? null : size(processMemory, null, "process memory");
+        if (processMemory != null && bytes(processMemory) <= bytes(memoryLimit)) {
+            throw new IllegalArgumentException("process memory (" + processMemory + ") must be larger than the memory limit ("
+                    + memoryLimit + "): the child process holds DuckDB's buffers and a JVM");
+        }
     }
 
+    /** The caps as before isolation and the PostgreSQL settings were configurable: defaults for the rest. */
     public Safeguards(String memoryLimit, int threads, String tempSize, String regex) {
-        this(memoryLimit, threads, tempSize, regex, null, null);
+        this(memoryLimit, threads, tempSize, regex, null, null, PROCESS, null);
     }
 
     public Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem) {
-        this(memoryLimit, threads, tempSize, regex, workMem, null);
+        this(memoryLimit, threads, tempSize, regex, workMem, null, PROCESS, null);
     }
+
+    public Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem, java.util.Set<String> functions) {
+        this(memoryLimit, threads, tempSize, regex, workMem, functions, PROCESS, null);
+    }
+
+    public Safeguards withIsolation(String newIsolation, String newProcessMemory) {
+        return new Safeguards(memoryLimit, threads, tempSize, regex, workMem, functions, newIsolation, newProcessMemory);
+    }
+
+    /** Whether DuckDB runs this datasource's queries in child processes ({@link #PROCESS}). */
+    public boolean processIsolation() {
+        return PROCESS.equals(isolation);
+    }
+
+    /** The child process's address-space cap in bytes: {@code processMemory}, else {@code memoryLimit} + headroom. */
+    public long processMemoryBytes() {
+        return processMemory != null ? bytes(processMemory) : bytes(memoryLimit) + bytes(PROCESS_HEADROOM);
+    }
+    /** Bytes in a size as DuckDB reads it: {@code KB}, {@code MB}… are powers of 1000, {@code KiB}, {@code MiB}… of 1024. */
+    public static long bytes(String size) {
+        String v = size.trim().toUpperCase(Locale.ROOT).replace(" ", "");
+        int unitAt = 0;
+        while (unitAt < v.length() && (Character.isDigit(v.charAt(unitAt)) || v.charAt(unitAt) == '.')) unitAt++;
+        double n = Double.parseDouble(v.substring(0, unitAt));
+        long unit = switch (v.substring(unitAt)) {
+            case "B" -> 1L;
+            case "KB" -> 1000L;
+            case "MB" -> 1000L * 1000;
+            case "GB" -> 1000L * 1000 * 1000;
+            case "TB" -> 1000L * 1000 * 1000 * 1000;
+            case "KIB" -> 1L << 10;
+            case "MIB" -> 1L << 20;
+            case "GIB" -> 1L << 30;
+            case "TIB" -> 1L << 40;
+            default -> throw new IllegalArgumentException("not a size: '" + size + "'");
+        };
+        return (long) (n * unit);
+    }
+
 
     /** {@code size} (as {@link #size} accepts it) in whole kilobytes, PostgreSQL's unit for memory and file settings. */
     public static long kilobytes(String size) {

@@ -106,7 +106,7 @@ class DatasourcesTest {
         for (String[] bad : new String[][] {{"_ROW_LIMIT", "many"}, {"_ROW_LIMIT", "0"}, {"_TIMEOUT", "soon"},
                 {"_TIMEOUT", "500ms"}, {"_MODE", "dry-run"}, {"_POOL_SIZE", "-1"}, {"_CONNECT_TIMEOUT", "10ms"},
                 {"_MEMORY_LIMIT", "1GB'; SET x"}, {"_MEMORY_LIMIT", "lots"}, {"_THREADS", "0"}, {"_TEMP_SIZE", "-5GB"},
-                {"_REGEX", "maybe"}}) {
+                {"_REGEX", "maybe"}, {"_ISOLATION", "container"}, {"_PROCESS_MEMORY", "plenty"}, {"_PROCESS_MEMORY", "512MB"}}) {
             Map<String, String> env = new HashMap<>(base);
             env.put("SQLOOP_DATASOURCE_PG" + bad[0], bad[1]);
             ConfigException e = assertThrows(ConfigException.class, () -> parse(env), bad[0]);
@@ -129,6 +129,24 @@ class DatasourcesTest {
         assertEquals("1GB", DuckDbReadOnly.properties(all.get("duck").safeguards()).get("memory_limit"));
         assertEquals("true", ReadOnlyJdbc.driverProperties(all.get("duck")).get("lock_configuration"));
         assertEquals("1", ReadOnlyJdbc.driverProperties(all.get("duck")).get("threads"));
+    }
+
+    @Test
+    void shouldRunDuckDbInACappedChildProcessUnlessToldOtherwise() {
+        Map<String, String> env = new HashMap<>(Map.of("SQLOOP_DATASOURCE_DUCK_URL", "jdbc:duckdb:/x.db",
+                "SQLOOP_DATASOURCE_DUCK_DIALECT", "duckdb", "SQLOOP_DATASOURCE_BENCH_URL", "jdbc:duckdb:/y.db",
+                "SQLOOP_DATASOURCE_BENCH_DIALECT", "duckdb", "SQLOOP_DATASOURCE_BIG_URL", "jdbc:duckdb:/z.db",
+                "SQLOOP_DATASOURCE_BIG_DIALECT", "duckdb"));
+        env.put("SQLOOP_DATASOURCE_BENCH_ISOLATION", "In-Process");
+        env.put("SQLOOP_DATASOURCE_BIG_MEMORY_LIMIT", "2GiB");
+        env.put("SQLOOP_DATASOURCE_BIG_PROCESS_MEMORY", "4GiB");
+        Datasources all = parse(env);
+        Safeguards duck = all.get("duck").safeguards();
+        assertTrue(duck.processIsolation());
+        assertEquals(1_000_000_000L + (long) (1.25 * (1L << 30)), duck.processMemoryBytes(), "memory_limit + the headroom");
+        assertFalse(all.get("bench").safeguards().processIsolation());
+        assertEquals(Safeguards.IN_PROCESS, all.get("bench").safeguards().isolation());
+        assertEquals(4L << 30, all.get("big").safeguards().processMemoryBytes());
     }
 
     @Test
