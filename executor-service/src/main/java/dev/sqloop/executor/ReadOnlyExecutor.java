@@ -2,6 +2,7 @@ package dev.sqloop.executor;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.SessionSchemas;
 import dev.sqloop.common.error.ErrorCategory;
@@ -25,13 +26,15 @@ import org.slf4j.LoggerFactory;
  * Runs one query read-only on a named datasource, through a pool of read-only connections per datasource:
  * refuses anything that is not a single query ({@link ReadOnlyGuard}), bounds rows with a LIMIT wrapper and
  * time with {@code setQueryTimeout}, and reports either the result's shape and a bounded preview or the
- * engine's error in the taxonomy. A failure to reach the engine is an {@link InfrastructureException}.
+ * engine's error in the taxonomy. A failure to reach the engine is an {@link InfrastructureException}. DuckDB, embedded,
+ * runs in child processes under an OS memory cap ({@link DuckDbProcesses}) unless its datasource says {@code in-process}.
  */
 public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     public static final int PREVIEW_ROWS = 20;
     private static final Logger LOG = LoggerFactory.getLogger(ReadOnlyExecutor.class);
 
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
+    private final DuckDbProcesses processes = new DuckDbProcesses();
     /**
      * Where each pooled session resolves names written without catalog or schema, read once per physical connection:
      * PostgreSQL fixes a role's search path when a session starts ({@code DISCARD ALL} returns to it), so an
@@ -73,6 +76,12 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             case LIMIT -> profile.limited(query, ds.rowLimit());
             case EXPLAIN -> profile.explain(query);
         };
+        return isolated(ds) ? inChildProcess(ds, query, sent, allowList, start)
+                : onPooledConnection(ds, profile, query, sent, allowList, start);
+    }
+
+    private Result onPooledConnection(DatasourceConfig ds, EngineProfile profile, String query, String sent,
+                                      AllowListCheck.Verdict allowList, long start) {
         try (Connection c = connect(ds, profile)) {
             try {
                 String unsafe = verified(c, ds, profile);
@@ -96,14 +105,45 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
                 reset(c, ds, profile);
             }
         } catch (SQLException e) {
-            EngineError error = profile.errors().classify(e);
-            if (error.infrastructure()) {
-                throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + error.message(), e);
-            }
-            int at = sent == null ? -1 : sent.indexOf(query);
-            if (at > 0) error = error.withMessage(EngineMessages.positionsBefore(error.message(), sent.substring(0, at)));
-            return new Failed(error);
+            return failed(ds, profile.errors().classify(e), query, sent, e);
         }
+    }
+
+    /** The same three ways, in a DuckDB process of the datasource, which classifies the engine's error itself. */
+    private Result inChildProcess(DatasourceConfig ds, String query, String sent, AllowListCheck.Verdict allowList, long start) {
+        try (DuckDbProcesses.Lease child = processes.lease(ds)) {
+            if (allowList instanceof AllowListCheck.NeedsSession pending) {
+                EngineError refused = AllowListCheck.onSession(ds, pending, child.scope());
+                if (refused != null) return Failed.refused(refused);
+            }
+            DuckDbWire.Kind kind = sent == null ? DuckDbWire.Kind.PREPARED : switch (ds.validationMode()) {
+                case LIMIT -> DuckDbWire.Kind.QUERY;
+                case EXPLAIN -> DuckDbWire.Kind.EXPLAIN;
+            };
+            DuckDbWire.Reply reply = child.run(new DuckDbWire.Request(kind, sent == null ? query : sent, ds.rowLimit(),
+                    ds.queryTimeout().toMillis()));
+            if (reply.failure() != null) throw new IllegalStateException("DuckDB process: " + reply.failure());
+            if (reply.error() == null) return new Succeeded(reply.execution(millisSince(start)));
+            return failed(ds, reply.error(), query, sent, null);
+        }
+    }
+
+    /** An engine error: the warehouse's (retried by the runner) or the query's, its positions moved to the author's text. */
+    private static Failed failed(DatasourceConfig ds, EngineError error, String query, String sent, Throwable cause) {
+        if (error.infrastructure()) {
+            throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + error.message(), cause);
+        }
+        int at = sent == null ? -1 : sent.indexOf(query);
+        if (at > 0) error = error.withMessage(EngineMessages.positionsBefore(error.message(), sent.substring(0, at)));
+        return new Failed(error);
+    }
+
+    /**
+     * DuckDB runs in this JVM's address space when embedded: a query that allocates outside its {@code memory_limit}
+     * (a formatted value a gigabyte wide) would grow the executor itself, so by default it runs in a child process.
+     */
+    static boolean isolated(DatasourceConfig ds) {
+        return ds.dialect() == Dialect.DUCKDB && ds.safeguards().processIsolation();
     }
 
     /** A pooled connection; a setting the server refuses to the role (optional, see the profile) is dropped once. */
@@ -147,7 +187,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         return pooled.isWrapperFor(Connection.class) ? pooled.unwrap(Connection.class) : pooled;
     }
 
-    private static Execution query(Connection c, String text, DatasourceConfig ds, long start) throws SQLException {
+    static Execution query(Connection c, String text, DatasourceConfig ds, long start) throws SQLException {
         // one Statement per query: DuckDB closes a Statement after a failed execute
         try (Statement st = c.createStatement(); Watchdog w = Watchdog.arm(st, ds)) {
             verbatim(st);
@@ -184,7 +224,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     }
 
     /** Plans without running through the engine's EXPLAIN (where it validates fully). */
-    private static Execution explain(Connection c, String explain, DatasourceConfig ds, long start) throws SQLException {
+    static Execution explain(Connection c, String explain, DatasourceConfig ds, long start) throws SQLException {
         try (Statement st = c.createStatement(); Watchdog w = Watchdog.arm(st, ds)) {
             verbatim(st);
             st.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
@@ -198,7 +238,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     }
 
     /** Plans without running through prepared-statement metadata (engines whose EXPLAIN does not validate). */
-    private static Execution prepared(Connection c, String query, DatasourceConfig ds, long start) throws SQLException {
+    static Execution prepared(Connection c, String query, DatasourceConfig ds, long start) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(query)) {
             ps.setQueryTimeout(EngineProfile.timeoutSeconds(ds));
             ResultSetMetaData md = ps.getMetaData();
@@ -212,27 +252,46 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         Connection physical = physical(pooled);
         AllowListCheck.SessionScope known = scopes.get(physical);
         if (known != null) return known;
-        String catalog;
-        try {
-            catalog = pooled.getCatalog();
-        } catch (SQLException | RuntimeException | AbstractMethodError e) {
-            catalog = null;
-        }
-        AllowListCheck.SessionScope scope = new AllowListCheck.SessionScope(catalog == null || catalog.isBlank() ? null : catalog,
-                SessionSchemas.searchPath(pooled), SessionSchemas.implicitRelations(pooled));
+        AllowListCheck.SessionScope scope = readScope(pooled);
         scopes.put(physical, scope);
         return scope;
     }
 
-    /** Retires every pooled connection of {@code ds} once it is returned (a test's new sessions). */
+    /** Where {@code c} resolves names written without catalog or schema (a DuckDB child reads its own the same way). */
+    static AllowListCheck.SessionScope readScope(Connection c) throws SQLException {
+        String catalog;
+        try {
+            catalog = c.getCatalog();
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            catalog = null;
+        }
+        return new AllowListCheck.SessionScope(catalog == null || catalog.isBlank() ? null : catalog,
+                SessionSchemas.searchPath(c), SessionSchemas.implicitRelations(c));
+    }
+
+    /** Retires every pooled connection (or DuckDB process) of {@code ds} once it is returned (a test's new sessions). */
     void retireConnections(DatasourceConfig ds) {
         HikariDataSource pool = pools.get(ds.name());
         if (pool != null && pool.getHikariPoolMXBean() != null) pool.getHikariPoolMXBean().softEvictConnections();
+        processes.retire(ds);
     }
 
-    /** A pooled connection exactly as queries get it, for tests that prove the engine itself refuses writes. */
+    /**
+     * A pooled connection in this JVM, for tests that read the engine's own view or prove it refuses writes itself. A
+     * DuckDB datasource isolated in processes gets one opened here with the same settings ({@link #child} reaches them).
+     */
     Connection borrow(DatasourceConfig ds) throws SQLException {
         return pool(ds, EngineProfile.forDialect(ds.dialect())).getConnection();
+    }
+
+    /** A DuckDB process of {@code ds} held like a borrowed connection: the test seam past the guard and the allow-lists. */
+    DuckDbProcesses.Lease child(DatasourceConfig ds) {
+        return processes.lease(ds);
+    }
+
+    /** The ids of {@code ds}'s live DuckDB processes. */
+    List<Long> childPids(DatasourceConfig ds) {
+        return processes.pids(ds.name());
     }
 
     private static List<String> columns(ResultSetMetaData md) throws SQLException {
@@ -275,6 +334,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
 
     @Override
     public void close() {
+        processes.close();
         // each pool closes on its own thread: HikariCP waits for borrowed connections, and a driver whose server hangs
         // (a Hive query that ignores cancel) can hold one past any timeout
         List<Thread> closing = new ArrayList<>();

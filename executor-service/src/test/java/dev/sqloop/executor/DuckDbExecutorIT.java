@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.DuckDbReadOnly;
+import dev.sqloop.common.datasource.Safeguards;
 import dev.sqloop.common.datasource.ValidationMode;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
@@ -38,7 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The executor on a real DuckDB file (the TPC-H tiny demo warehouse), opened read-only by the executor's pool. */
+/**
+ * The executor on a real DuckDB file (the TPC-H tiny demo warehouse), opened read-only by the executor's DuckDB processes
+ * (the default isolation); {@link DuckDbIsolationIT} covers what the processes themselves guarantee.
+ */
 class DuckDbExecutorIT {
     @TempDir
     static Path dir;
@@ -187,24 +191,29 @@ class DuckDbExecutorIT {
         assertFalse(Files.exists(dir.resolve("nope.duckdb")), "read-only never creates the file");
     }
 
-    @Test
-    void shouldCallAnExhaustedPoolInfrastructure() throws Exception {
+    /** The pool of DuckDB processes (the default) and the in-process connection pool alike. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {Safeguards.PROCESS, Safeguards.IN_PROCESS})
+    void shouldCallAnExhaustedPoolInfrastructure(String isolation) throws Exception {
         DatasourceConfig one = DatasourceConfig.of("single", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
                 .withPool(1, Duration.ofMillis(500));
-        try (ReadOnlyExecutor local = new ReadOnlyExecutor(); Connection held = local.borrow(one)) {
+        DatasourceConfig single = one.withSafeguards(one.safeguards().withIsolation(isolation, null));
+        try (ReadOnlyExecutor local = new ReadOnlyExecutor();
+             AutoCloseable held = isolation.equals(Safeguards.PROCESS) ? local.child(single) : local.borrow(single)) {
             long t0 = System.nanoTime();
-            InfrastructureException e = assertThrows(InfrastructureException.class, () -> local.run(one, "SELECT 1"));
+            InfrastructureException e = assertThrows(InfrastructureException.class, () -> local.run(single, "SELECT 1"));
             long tookMs = (System.nanoTime() - t0) / 1_000_000;
             assertTrue(tookMs >= 400 && tookMs < 3000, "waited the pool's connect timeout, took " + tookMs + " ms");
             assertTrue(e.getMessage().contains("single"), e.getMessage());
             held.close();
-            assertInstanceOf(QueryRunner.Succeeded.class, local.run(one, "SELECT 1"), "free again once returned");
+            assertInstanceOf(QueryRunner.Succeeded.class, local.run(single, "SELECT 1"), "free again once returned");
         }
     }
 
     @Test
     void shouldShareTheFileOnlyWithTheSameReadOnlyProperties() throws Exception {
-        ok(executor, ds, "SELECT 1");
+        // an executor running DuckDB in this JVM (in-process) next to the validator's catalog loader, as _ISOLATION=in-process does
+        ok(executor, ds.withSafeguards(ds.safeguards().withIsolation(Safeguards.IN_PROCESS, null)), "SELECT 1");
         // what the validator does in the same JVM (embedded demo): the shared property set works alongside the pool
         try (Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + file, DuckDbReadOnly.properties());
              Statement st = c.createStatement()) {

@@ -2,8 +2,10 @@ package dev.sqloop.executor;
 
 import static dev.sqloop.executor.ExecutorAssertions.fail;
 import static dev.sqloop.executor.ExecutorAssertions.ok;
+import static dev.sqloop.executor.ExecutorAssertions.onChild;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
@@ -14,9 +16,6 @@ import dev.sqloop.testkit.engines.DemoWarehouse;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,7 +29,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 11 on a real DuckDB file: resource caps per datasource, a runaway query stopped at the timeout, the
- * executor's own allow-list, and hidden statements that must never reach the pooled read-only connection.
+ * executor's own allow-list, and hidden statements that must never reach the datasource's DuckDB session. Queries that
+ * allocate outside {@code memory_limit}: {@link DuckDbIsolationIT}.
  */
 class DuckDbSafeguardsIT {
     @TempDir
@@ -74,17 +74,18 @@ class DuckDbSafeguardsIT {
         assertEquals(1, ok(executor, onlyMain, "SELECT count(*) FROM orders").rowCount(), "the list's own bare names still run");
     }
 
+    /** The caps hold where the queries run: in the datasource's DuckDB process. */
     @Test
-    void shouldOpenTheFileWithTheDatasourcesCaps() throws Exception {
+    void shouldOpenTheFileWithTheDatasourcesCaps() {
+        DuckDbWire.Reply reply = onChild(executor, ds, "SELECT name, value FROM duckdb_settings() WHERE name IN "
+                + "('memory_limit', 'threads', 'max_temp_directory_size', 'lock_configuration', 'enable_external_access')");
+        assertNull(reply.error(), () -> reply.error().message());
         Map<String, String> settings = new HashMap<>();
-        try (Connection c = executor.borrow(ds); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT name, value FROM duckdb_settings() WHERE name IN "
-                     + "('memory_limit', 'threads', 'max_temp_directory_size', 'lock_configuration')")) {
-            while (rs.next()) settings.put(rs.getString(1), rs.getString(2));
-        }
+        reply.execution(0).preview().forEach(row -> settings.put((String) row.get(0), (String) row.get(1)));
         assertTrue(settings.get("memory_limit").matches("(488\\.2 MiB|512\\.0 MB|500\\.0 MiB|.*MiB|.*MB)"), settings.toString());
         assertEquals("2", settings.get("threads"), settings.toString());
         assertEquals("true", settings.get("lock_configuration"), settings.toString());
+        assertEquals("false", settings.get("enable_external_access"), settings.toString());
         assertFalse(settings.get("max_temp_directory_size").isBlank(), settings.toString());
     }
 
@@ -137,11 +138,10 @@ class DuckDbSafeguardsIT {
     void shouldNeverLetAHiddenStatementReachThePooledConnection(String sql) throws Exception {
         EngineError e = fail(executor, ds, sql);
         assertTrue(e.category() == ErrorCategory.READ_ONLY_VIOLATION || e.category() == ErrorCategory.SYNTAX_ERROR, e.toString());
-        try (Connection c = executor.borrow(ds); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal")) {
-            rs.next();
-            assertEquals(0, rs.getInt(1), "no temporary view survives on the pooled connection");
-        }
+        // the datasource's one DuckDB process (pool size 1): the session every query of it runs in
+        DuckDbWire.Reply views = onChild(executor, ds, "SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal");
+        assertNull(views.error(), () -> views.error().message());
+        assertEquals(0L, views.execution(0).preview().get(0).get(0), "no temporary view survives in the DuckDB process");
         assertEquals(0L, ((Number) ok(executor, ds, "SELECT count(*) FROM customer WHERE c_custkey IS NULL")
                 .preview().get(0).get(0)).longValue(), "customer is still the warehouse's table");
     }

@@ -50,6 +50,16 @@ final class ExecutorAssertions {
         return assertInstanceOf(QueryRunner.Failed.class, r, () -> sql + " ran: " + r).error();
     }
 
+    /**
+     * What {@code sql}, sent as it is, got from a DuckDB process of {@code on}: past the guard, the allow-lists and the
+     * value-size checks, as a query that slipped by all of them would reach the engine.
+     */
+    static DuckDbWire.Reply onChild(ReadOnlyExecutor executor, DatasourceConfig on, String sql) {
+        try (DuckDbProcesses.Lease child = executor.child(on)) {
+            return child.run(new DuckDbWire.Request(DuckDbWire.Kind.QUERY, sql, on.rowLimit(), on.queryTimeout().toMillis()));
+        }
+    }
+
     /** {@link ReadOnlyGuardTest#WRITES}, aimed at {@code table} instead of {@code t}. */
     static List<String> writesOn(String table) {
         return ReadOnlyGuardTest.WRITES.stream().map(sql -> sql.replace(" t ", " " + table + " ").replace(" t", " " + table)).toList();
