@@ -27,7 +27,9 @@ public final class Main {
                     [--records N] [--latency-ms 100] [--in-flight 256] [--no-share]
               bench validator [ROUNDS]     static-validation latency per parser family (p50/p99)
               bench executor [ITERATIONS]  executor overhead over raw JDBC on DuckDB
+              bench isolation [ITERATIONS] DuckDB in a child process vs in the executor's JVM (wall, CPU per query)
               bench retrieval [N] [Q]      embed + top-k search at 1k and N stored examples, schema linking
+              bench parser-bounds          what the largest accepted texts cost each parser, and the refused ones
               bench probe [ROUNDS]         this machine's speed now: a fixed piece of sqloop's work on one thread
               submit FILE.jsonl    submit a batch to a gateway and follow it
                     --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit] [--retry-failed [--reason R]]

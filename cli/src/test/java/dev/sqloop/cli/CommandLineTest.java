@@ -48,7 +48,7 @@ class CommandLineTest {
 
     @Test
     void topLevelHelpNamesEveryBenchmark() {
-        for (String bench : List.of("pipeline", "runner", "validator", "executor", "retrieval", "probe")) {
+        for (String bench : List.of("pipeline", "runner", "validator", "executor", "isolation", "retrieval", "parser-bounds", "probe")) {
             assertTrue(Main.USAGE.contains("bench " + bench), bench);
         }
     }

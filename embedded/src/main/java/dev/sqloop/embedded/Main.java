@@ -2,6 +2,7 @@ package dev.sqloop.embedded;
 
 import dev.sqloop.cli.Args;
 import dev.sqloop.embedded.bench.ExecutorBenchmark;
+import dev.sqloop.embedded.bench.IsolationBenchmark;
 import dev.sqloop.embedded.bench.MachineSpeed;
 import dev.sqloop.embedded.bench.ParserBoundsBenchmark;
 import dev.sqloop.embedded.bench.PipelineBenchmark;
@@ -41,7 +42,7 @@ public final class Main {
     }
 
     static final String BENCH_USAGE = """
-            usage: ./sqloop bench pipeline|runner|validator|executor|retrieval|probe [options]
+            usage: ./sqloop bench pipeline|runner|validator|executor|isolation|retrieval|probe [options]
 
               pipeline [--questions N] [--regime llm|cpu|both] [--llm-median-ms 800] [--concurrency 256]
                        [--lane on|off|both] [--agent N] [--unique] [--processes [--jvm-opts "OPTS"]] [--out DIR]
@@ -53,6 +54,8 @@ public final class Main {
                                            StageRunner throughput vs the ideal in_flight / latency
               validator [ROUNDS]           static-validation latency per parser family (p50/p99)
               executor [ITERATIONS]        executor overhead over raw JDBC on DuckDB
+              isolation [ITERATIONS]       DuckDB in a child process vs in the executor's JVM: wall and CPU per
+                                           query on the demo warehouse's gold SQL
               retrieval [N] [Q]            embed + top-k search at 1k and N stored examples, schema linking
               parser-bounds                what the largest accepted texts cost each parser, and the refused ones
               probe [ROUNDS]               this machine's speed now: a fixed piece of sqloop's work on one thread
@@ -74,11 +77,12 @@ public final class Main {
             }
             case "validator" -> ValidationBenchmark.main(positional);
             case "executor" -> ExecutorBenchmark.main(positional);
+            case "isolation" -> IsolationBenchmark.main(positional);
             case "retrieval" -> RetrievalBenchmark.main(positional);
             case "probe" -> MachineSpeed.main(positional);
             case "parser-bounds" -> ParserBoundsBenchmark.main(positional);
-            default -> throw new Args.UsageException("bench what? one of: pipeline, runner, validator, executor, retrieval, probe,"
-                    + " parser-bounds");
+            default -> throw new Args.UsageException("bench what? one of: pipeline, runner, validator, executor, isolation,"
+                    + " retrieval, probe, parser-bounds");
         }
         return 0;
     }

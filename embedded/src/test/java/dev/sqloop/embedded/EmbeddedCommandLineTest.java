@@ -28,7 +28,7 @@ class EmbeddedCommandLineTest {
 
     @Test
     void benchCountsThatAreNotWholeNumbersOfOneOrMoreAreUsageErrorsNamingTheCount() {
-        for (List<String> argv : List.of(List.of("bench", "validator", "x"), List.of("bench", "executor", "0"),
+        for (List<String> argv : List.of(List.of("bench", "validator", "x"), List.of("bench", "executor", "0"), List.of("bench", "isolation", "0"),
                 List.of("bench", "retrieval", "1000", "-5"), List.of("bench", "probe", "2.5"))) {
             Args.UsageException e = assertThrows(Args.UsageException.class, () -> Main.run(argv), argv.toString());
             assertTrue(e.getMessage().contains("whole number of 1 or more, was '" + argv.getLast() + "'"), argv + ": " + e.getMessage());

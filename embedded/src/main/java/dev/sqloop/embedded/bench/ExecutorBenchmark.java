@@ -3,6 +3,7 @@ package dev.sqloop.embedded.bench;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
+import dev.sqloop.common.datasource.Safeguards;
 import dev.sqloop.executor.QueryRunner;
 import dev.sqloop.executor.ReadOnlyExecutor;
 import java.nio.file.Files;
@@ -35,8 +36,10 @@ public final class ExecutorBenchmark {
     public static void main(String[] args) throws Exception {
         int iterations = dev.sqloop.cli.Args.count(args, 0, 2000, "bench executor [ITERATIONS]: ITERATIONS");
         Path file = args.length > 1 ? Path.of(args[1]) : generate();
-        DatasourceConfig ds = DatasourceConfig.of("bench", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
+        DatasourceConfig plain = DatasourceConfig.of("bench", Dialect.DUCKDB, "jdbc:duckdb:" + file, null, null)
                 .withLimits(LIMIT, Duration.ofSeconds(30)).withPool(1, Duration.ofSeconds(5));
+        // the executor's own overhead, DuckDB in this JVM like the raw connection; a child process's: bench isolation
+        DatasourceConfig ds = plain.withSafeguards(plain.safeguards().withIsolation(Safeguards.IN_PROCESS, null));
         // the raw connection gets exactly the executor's driver properties: DuckDB shares one instance per file
         Properties props = new Properties();
         props.putAll(ReadOnlyJdbc.driverProperties(ds));
