@@ -35,6 +35,7 @@ final class DuckDbProcesses implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private static final String ROOT_PREFIX = "sqloop-duckdb-";
     private final Map<String, Pool> pools = new ConcurrentHashMap<>();
     private final AtomicLong started = new AtomicLong();
     private volatile Path root;
@@ -73,19 +74,38 @@ final class DuckDbProcesses implements AutoCloseable {
         if (pool != null) pool.retire();
     }
 
-    /** The temp directory the children's own directories go in, made on first use and deleted on close. */
+    /**
+     * The temp directory the children's own directories go in ({@code sqloop-duckdb-<executor pid>-…}), made on first
+     * use and deleted on close. An executor that was killed could not delete its own: the next one deletes those whose
+     * executor is gone (empty but for a crashed child's error file: each child deletes the library it unpacked).
+     */
     private Path root() {
         Path r = root;
         if (r != null) return r;
         synchronized (this) {
             if (root == null) {
+                Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+                deleteAbandoned(tmp);
                 try {
-                    root = Files.createTempDirectory("sqloop-duckdb-");
+                    root = Files.createTempDirectory(tmp, ROOT_PREFIX + ProcessHandle.current().pid() + "-");
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot create a temp directory for DuckDB processes", e);
                 }
             }
             return root;
+        }
+    }
+
+    private static void deleteAbandoned(Path tmp) {
+        try (var dirs = Files.newDirectoryStream(tmp, ROOT_PREFIX + "*")) {
+            for (Path d : dirs) {
+                String[] parts = d.getFileName().toString().substring(ROOT_PREFIX.length()).split("-", 2);
+                if (parts.length < 2 || !parts[0].matches("\\d{1,10}")) continue;
+                boolean alive = ProcessHandle.of(Long.parseLong(parts[0])).map(ProcessHandle::isAlive).orElse(false);
+                if (!alive) DuckDbProcess.deleteTree(d);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("could not look for abandoned DuckDB process directories in {}: {}", tmp, e.toString());
         }
     }
 

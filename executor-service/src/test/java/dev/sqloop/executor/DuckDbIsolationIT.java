@@ -166,6 +166,7 @@ class DuckDbIsolationIT {
                 "-cp", System.getProperty("java.class.path"), OrphanCheck.class.getName(), file.toString())
                 .redirectErrorStream(true).start();
         long child;
+        long executorPid = parent.pid();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             List<String> seen = new ArrayList<>();
@@ -183,6 +184,20 @@ class DuckDbIsolationIT {
         while (ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) Thread.sleep(50);
         assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false),
                 "the child ended within 5 s of its executor's SIGKILL, mid-query");
+
+        // the killed executor could not delete its children's temp directory: the next executor to start one does
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        assertEquals(1, abandoned(tmp, executorPid), "left behind by the killed executor");
+        try (ReadOnlyExecutor next = new ReadOnlyExecutor()) {
+            ok(next, ds.withPool(1, Duration.ofSeconds(5)), "SELECT 1");
+        }
+        assertEquals(0, abandoned(tmp, executorPid), "deleted by the next executor");
+    }
+
+    private static long abandoned(Path tmp, long executorPid) throws Exception {
+        try (var dirs = Files.list(tmp)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("sqloop-duckdb-" + executorPid + "-")).count();
+        }
     }
 
     @Test
