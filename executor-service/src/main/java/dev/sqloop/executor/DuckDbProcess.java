@@ -2,6 +2,7 @@ package dev.sqloop.executor;
 
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.runtime.InfrastructureException;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -54,6 +55,7 @@ final class DuckDbProcess {
     private final long capBytes;
     private AllowListCheck.SessionScope scope;
     private volatile boolean killedAtDeadline;
+    private volatile boolean closed;
     private volatile boolean spent;
 
     private DuckDbProcess(Process process, Path dir, long capBytes) {
@@ -98,15 +100,15 @@ final class DuckDbProcess {
                     ds.safeguards().threads(), ds.safeguards().tempSize()));
             DuckDbWire.Ready ready = DuckDbWire.read(p.fromChild, DuckDbWire.Ready.class);
             if (ready.error() != null) {
-                p.kill();
+                p.close();
                 throw new StartFailed(ready.error());
             }
             p.scope = new AllowListCheck.SessionScope(ready.catalog(), ready.schemas(), ready.implicit());
             return p;
         } catch (IOException e) {
-            p.kill();
-            throw new StartFailed(EngineError.infrastructure("the DuckDB process for datasource " + ds.name() + " did not start"
-                    + (p.killedAtDeadline ? " within " + START_TIMEOUT.toSeconds() + " s" : ": " + p.ended(e))));
+            String why = p.killedAtDeadline ? " within " + START_TIMEOUT.toSeconds() + " s" : ": " + p.ended(e);
+            p.close();
+            throw new StartFailed(EngineError.infrastructure("the DuckDB process for datasource " + ds.name() + " did not start" + why));
         } finally {
             deadline.cancel(false);
         }
@@ -130,6 +132,10 @@ final class DuckDbProcess {
             if (reply.error() != null && reply.error().message().startsWith("Out of Memory")) spent = true;
             return reply;
         } catch (IOException e) {
+            if (closed) {
+                // the executor is stopping: the runner hands the question on again, it is not this query's failure
+                throw new InfrastructureException("the DuckDB process was stopped with the executor", e);
+            }
             if (killedAtDeadline) {
                 return DuckDbWire.Reply.error(EngineError.sql(ErrorCategory.TIMEOUT, "the query did not end within its timeout of "
                         + seconds(request.timeoutMillis()) + " and was stopped (sqloop ended the DuckDB process running it):"
@@ -167,6 +173,7 @@ final class DuckDbProcess {
 
     /** Kills the process, waits briefly for it to be reaped, and deletes its temp directory. */
     void close() {
+        closed = true;
         kill();
         try {
             process.waitFor(5, TimeUnit.SECONDS);
@@ -224,8 +231,10 @@ final class DuckDbProcess {
             return java;
         }
         List<String> capped = new ArrayList<>(List.of("/bin/sh", "-c",
-                // no core files (a capped child can still be gigabytes); a cap that cannot be set is a start failure
-                "ulimit -c 0; ulimit -v \"$1\" || { echo \"sqloop: cannot set RLIMIT_AS to $1 KiB\" >&2; exit 97; }; shift; exec \"$@\"",
+                // no core files (a capped child can still be gigabytes); the OOM killer of a container's memory limit
+                // picks a child before the executor; a cap that cannot be set is a start failure
+                "ulimit -c 0; echo 1000 > /proc/self/oom_score_adj 2>/dev/null;"
+                        + " ulimit -v \"$1\" || { echo \"sqloop: cannot set RLIMIT_AS to $1 KiB\" >&2; exit 97; }; shift; exec \"$@\"",
                 "sqloop-duckdb", Long.toString(capBytes / 1024)));
         capped.addAll(java);
         return capped;

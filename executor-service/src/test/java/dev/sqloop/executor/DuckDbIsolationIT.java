@@ -124,6 +124,8 @@ class DuckDbIsolationIT {
         String line = limits.lines().filter(l -> l.startsWith("Max address space")).findFirst().orElseThrow();
         long cap = ds.safeguards().processMemoryBytes() / 1024 * 1024;
         assertTrue(line.matches("Max address space\\s+" + cap + "\\s+" + cap + "\\s+bytes\\s*"), line + ", expected " + cap);
+        assertEquals("1000", Files.readString(Path.of("/proc/" + pid + "/oom_score_adj")).strip(),
+                "a container's OOM killer takes a DuckDB process before the executor");
         Map<String, Long> status = status(pid);
         System.out.printf("DuckDB process %d, idle after a query: VmSize %d MB, VmRSS %d MB, VmHWM %d MB, threads %d; cap %d MB%n",
                 pid, status.get("VmSize") / 1024, status.get("VmRSS") / 1024, status.get("VmHWM") / 1024, status.get("Threads"),
