@@ -117,7 +117,7 @@ public final class DuckDbProcessMain {
         return new DatasourceConfig(open.name(), Dialect.DUCKDB, open.url(), null, null, Set.of(), Set.of(), Set.of(),
                 DatasourceConfig.DEFAULT_ROW_LIMIT, DatasourceConfig.DEFAULT_QUERY_TIMEOUT, DatasourceConfig.DEFAULT_CONNECT_TIMEOUT,
                 ValidationMode.LIMIT, 1, open.properties(),
-                new Safeguards(open.memoryLimit(), open.threads(), open.tempSize(), null, Safeguards.IN_PROCESS, null));
+                new Safeguards(open.memoryLimit(), open.threads(), open.tempSize(), null).withIsolation(Safeguards.IN_PROCESS, null));
     }
 
     /**
