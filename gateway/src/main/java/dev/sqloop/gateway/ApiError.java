@@ -1,7 +1,7 @@
 package dev.sqloop.gateway;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.swagger.v3.oas.annotations.media.Schema;
 
 /** A request the gateway refuses: HTTP status plus the JSON body {@code {error, message, field|line}}. */
 public final class ApiError extends RuntimeException {
@@ -38,12 +38,18 @@ public final class ApiError extends RuntimeException {
         return new ApiError(status, error, "line " + lineNumber + ": " + getMessage(), field, lineNumber);
     }
 
-    public Map<String, Object> body() {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", error);
-        body.put("message", getMessage());
-        if (field != null) body.put("field", field);
-        if (line != null) body.put("line", line);
-        return body;
+    public Refusal body() {
+        return new Refusal(error, getMessage(), field, line);
     }
+
+    /** The JSON body of every error the gateway answers, its own refusals and what the HTTP server refuses alike. */
+    @Schema(description = "Every error the gateway answers, whatever its status")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Refusal(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, description = "what kind of refusal: invalid_request, unauthorized, "
+                    + "forbidden, not_found, method_not_allowed, too_large, unsupported_media_type, a 409's state "
+                    + "(already_final, not_final, …), unavailable, internal_error …") String error,
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, description = "why, for a person") String message,
+            @Schema(description = "the field, query parameter or header refused") String field,
+            @Schema(description = "in a batch: the 1-based line (NDJSON) or element (JSON array) refused", minimum = "1") Integer line) {}
 }

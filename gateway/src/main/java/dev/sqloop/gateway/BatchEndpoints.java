@@ -1,5 +1,9 @@
 package dev.sqloop.gateway;
 
+import static io.javalin.http.HandlerType.DELETE;
+import static io.javalin.http.HandlerType.GET;
+import static io.javalin.http.HandlerType.POST;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -9,6 +13,10 @@ import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.gateway.Answers.BatchAccepted;
+import dev.sqloop.gateway.Answers.BatchCancelling;
+import dev.sqloop.gateway.Answers.BatchReport;
+import dev.sqloop.gateway.Answers.BatchRetried;
 import dev.sqloop.gateway.Views.BatchStatus;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -21,7 +29,6 @@ import java.io.Reader;
 import java.nio.charset.CharacterCodingException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +40,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * {@code POST .../retry}. Every one of them answers 404 for an unknown batch and for another tenant's alike.
  */
 final class BatchEndpoints {
+    static final String TAG = "batches";
     private final GatewayConfig config;
     private final Submitter submitter;
     private final ResultsView view;
@@ -49,11 +57,43 @@ final class BatchEndpoints {
     }
 
     void register(Javalin app) {
-        app.post("/v1/batches", this::submit);
-        app.get("/v1/batches/{id}", this::get);
-        app.get("/v1/batches/{id}/results", this::streamResults);
-        app.delete("/v1/batches/{id}", this::cancel);
-        app.post("/v1/batches/{id}/retry", this::retry);
+        ApiOperation.route(app, POST, "/v1/batches", this::submit, op -> op.id("submitBatch", TAG, "Submit a batch of questions")
+                .description("A JSON array (application/json) or JSON lines streamed line by line (application/x-ndjson), up to "
+                        + "SQLOOP_GATEWAY_MAX_BATCH questions (" + config.maxBatchSize() + " here), SQLOOP_GATEWAY_MAX_BATCH_BYTES "
+                        + "in all and SQLOOP_GATEWAY_MAX_LINE_BYTES per line or element; each limit is a 413 as soon as it is "
+                        + "crossed. All or nothing: every line is validated first, one bad line refuses the whole batch with its "
+                        + "line number (for a JSON array, the element's 1-based index) and nothing is enqueued; an accepted batch "
+                        + "is written in one Kafka transaction. A clientId names a question within its batch: a repeat inside "
+                        + "one batch is a 400 naming the repeating line; a later batch reusing it gets a question of its own.")
+                .body(ApiOperation.JSON, QuestionRequest[].class, false)
+                .body(ApiOperation.NDJSON, QuestionRequest.class, true)
+                .answers(202, "Enqueued", BatchAccepted.class)
+                .refuses(400, 413, 415, 503));
+        ApiOperation.route(app, GET, "/v1/batches/{id}", this::get, op -> op.id("getBatch", TAG, "A batch's progress")
+                .description("total, finished, pending, counts by status, by reason and (after a retry) by round, done.")
+                .answers(200, "Progress", BatchReport.class)
+                .refuses(404, 503));
+        ApiOperation.route(app, GET, "/v1/batches/{id}/results", this::streamResults, op -> op.id("getBatchResults", TAG,
+                        "The batch's final results so far, as JSON lines")
+                .description("One result record per finished question (the results topic's value): sql only on success, "
+                        + "lastRejectedSql (the refused text of the last attempt) only on failure. A batch accepted moments ago "
+                        + "streams nothing yet.")
+                .answers(200, "One QuestionResult per line", ApiOperation.NDJSON, QuestionResult.class, true)
+                .refuses(404, 503));
+        ApiOperation.route(app, DELETE, "/v1/batches/{id}", this::cancel, op -> op.id("cancelBatch", TAG, "Cancel a batch")
+                .description("Its questions not yet final end cancelled at the next stage they reach, with no further LLM call. "
+                        + "Idempotent: 202 again while questions are pending.")
+                .answers(202, "Cancelling, with the number still pending", BatchCancelling.class)
+                .refuses(404).refuses(409, "already_final: every question of the batch has a final result").refuses(503));
+        ApiOperation.route(app, POST, "/v1/batches/{id}/retry", this::retry, op -> op.id("retryBatch", TAG,
+                        "Run a batch's failed questions again")
+                .description("All at one new round (one above the batch's highest): those failed for the body's reasons, by "
+                        + "default the outages " + new java.util.TreeSet<>(Retries.DEFAULT_REASONS) + "; never cancelled ones. They "
+                        + "leave the batch's counts until they end again; the batch's byRound counts each retry round's results.")
+                .body(Retries.BatchRetryRequest.class).bodyOptional()
+                .answers(202, "Sent again", BatchRetried.class)
+                .answers(200, "Nothing failed for those reasons: retried 0", BatchRetried.class)
+                .refuses(400, 404, 413, 503));
     }
 
     /**
@@ -100,15 +140,8 @@ final class BatchEndpoints {
             throw new ApiError(e.status(), "partial", sent + " questions were sent again before: " + e.getMessage()
                     + "; retrying the batch again sends the rest", null, null);
         }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("batchId", id);
-        out.put("retried", sent);
-        out.put("round", round);
-        out.put("byReason", byReason);
-        out.put("reasons", new java.util.TreeSet<>(reasons));
-        if (skipped > 0) out.put("skippedUnknownDatasource", skipped);
-        out.put("statusUrl", "/v1/batches/" + id);
-        ctx.status(sent == 0 ? 200 : 202).json(out);
+        ctx.status(sent == 0 ? 200 : 202).json(new BatchRetried(id, sent, round, byReason, new java.util.TreeSet<>(reasons),
+                skipped > 0 ? skipped : null, "/v1/batches/" + id));
     }
 
     /**
@@ -140,12 +173,7 @@ final class BatchEndpoints {
         BatchManifest manifest = new BatchManifest(0, batchId, tenant, tasks.size(), submitter.now());
         submitter.submitBatch(manifest, tasks, Http.traceparent(ctx));
         recent.batch(manifest);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("batchId", batchId);
-        out.put("count", tasks.size());
-        out.put("statusUrl", "/v1/batches/" + batchId);
-        out.put("resultsUrl", "/v1/batches/" + batchId + "/results");
-        ctx.status(202).json(out);
+        ctx.status(202).json(new BatchAccepted(batchId, tasks.size(), "/v1/batches/" + batchId, "/v1/batches/" + batchId + "/results"));
     }
 
     /** Parsed questions plus the line (or element index) each client id was first seen on. */
@@ -227,7 +255,7 @@ final class BatchEndpoints {
     }
 
     /** The batch's status: the view's, else nothing finished yet when this instance accepted it moments ago. */
-    private Optional<Map<String, Object>> find(Context ctx, String id) {
+    private Optional<BatchReport> find(Context ctx, String id) {
         return recent.batch(id, Auth.tenant(ctx), () -> forwarding.findBatch(ctx, id));
     }
 
@@ -250,17 +278,12 @@ final class BatchEndpoints {
      */
     private void cancel(Context ctx) {
         String id = ctx.pathParam("id");
-        Map<String, Object> status = find(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
-        if (Boolean.TRUE.equals(status.get("done"))) {
+        BatchReport status = find(ctx, id).orElseThrow(() -> ApiError.notFound("batch " + id));
+        if (status.done()) {
             throw new ApiError(409, "already_final", "batch " + id + " has finished: nothing to cancel", null, null);
         }
         submitter.submitCancellation(dev.sqloop.common.message.Cancellation.ofBatch(id, Auth.tenant(ctx), submitter.now()));
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("batchId", id);
-        out.put("status", "cancelling");
-        out.put("pending", status.get("pending"));
-        out.put("statusUrl", "/v1/batches/" + id);
-        ctx.status(202).json(out);
+        ctx.status(202).json(new BatchCancelling(id, "cancelling", status.pending(), "/v1/batches/" + id));
     }
 
     /**

@@ -1,14 +1,19 @@
 package dev.sqloop.gateway;
 
+import static io.javalin.http.HandlerType.DELETE;
+import static io.javalin.http.HandlerType.GET;
+import static io.javalin.http.HandlerType.POST;
+
 import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.message.ExampleIds;
 import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.sql.SqlNormalizer;
+import dev.sqloop.gateway.Answers.ExampleAccepted;
+import dev.sqloop.gateway.Answers.ExamplePage;
+import dev.sqloop.gateway.Answers.ExampleView;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -26,6 +31,7 @@ import java.util.Optional;
 final class ExampleEndpoints {
     /** Counter, tag action = upsert | delete: example commands the gateway produced. */
     static final String COMMANDS = "sqloop.gateway.example.commands";
+    static final String TAG = "examples";
 
     private final GatewayConfig config;
     private final Submitter submitter;
@@ -40,26 +46,46 @@ final class ExampleEndpoints {
     }
 
     void register(Javalin app) {
-        app.get("/v1/examples", this::list);
-        app.get("/v1/examples/{id}", this::get);
-        app.post("/v1/examples", this::add);
-        app.delete("/v1/examples/{id}", this::delete);
+        ApiOperation.route(app, GET, "/v1/examples", this::list, op -> op.id("listExamples", TAG,
+                        "List the few-shot examples the caller sees, filtered and paged in id order")
+                .description("A tenant sees its own examples and the shared ones (seeds, curator-shared); a curator sees every "
+                        + "example. Unknown, repeated or empty query parameters are refused (400 naming the parameter), so a "
+                        + "misspelt filter never lists everything.")
+                .query(ExampleQuery.parameters(config))
+                .answers(200, "One page; nextCursor is absent on the last", ExamplePage.class)
+                .refuses(400, 503));
+        ApiOperation.route(app, GET, "/v1/examples/{id}", this::get, op -> op.id("getExample", TAG, "One example")
+                .answers(200, "The example", ExampleView.class)
+                .refuses(404, "not_found: no such example, or another tenant's own").refuses(503));
+        ApiOperation.route(app, POST, "/v1/examples", this::add, op -> op.id("addExample", TAG,
+                        "Add or replace the caller's own example of a question, or (curators) the shared one")
+                .description("Its id is derived from the datasource, the normalized question and the owner, so posting the same "
+                        + "question again never creates a duplicate and never replaces another tenant's example. The SQL must be "
+                        + "exactly one read-only query as the validator's parser reads it in the datasource's dialect (a 400 with "
+                        + "field sql and the parser's reason otherwise).")
+                .body(ExampleRequest.class)
+                .answers(202, "Accepted: the fewshot service stores it (replacing the question's previous example); listed and "
+                        + "retrieved moments later", ExampleAccepted.class)
+                .answers(200, "The same question, SQL, notes and tags are already stored: nothing changes (status exists)",
+                        ExampleAccepted.class)
+                .refuses(400).refuses(403, "forbidden: shared: true from a caller that is not a curator").refuses(413, 415, 503));
+        ApiOperation.route(app, DELETE, "/v1/examples/{id}", this::delete, op -> op.id("deleteExample", TAG,
+                        "Delete an example: it leaves the listing and retrieval moments after the 202")
+                .answers(202, "Accepted", ExampleAccepted.class)
+                .refuses(403, "forbidden: a seed or a shared example, and the caller is not a curator")
+                .refuses(404, "not_found: no such example, or another tenant's own").refuses(503));
     }
 
     private void list(Context ctx) {
         String tenant = Auth.tenant(ctx);
         ExampleQuery query = ExampleQuery.parse(ctx.queryParamMap(), config).visibleTo(config.isCurator(tenant) ? null : tenant);
         ExampleQuery.Page page = view.examples(query);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("examples", page.examples().stream().map(e -> json(e, tenant)).toList());
-        out.put("count", page.examples().size());
-        if (page.nextCursor() != null) out.put("nextCursor", page.nextCursor());
-        ctx.json(out);
+        ctx.json(new ExamplePage(page.examples().stream().map(e -> view(e, tenant)).toList(), page.examples().size(), page.nextCursor()));
     }
 
     private void get(Context ctx) {
         String tenant = Auth.tenant(ctx);
-        ctx.json(json(find(ctx.pathParam("id"), tenant), tenant));
+        ctx.json(view(find(ctx.pathParam("id"), tenant), tenant));
     }
 
     /**
@@ -114,24 +140,13 @@ final class ExampleEndpoints {
         return config.isCurator(tenant) || (!e.shared() && tenant.equals(e.tenant()));
     }
 
-    private static Map<String, Object> accepted(String id, String status) {
-        return Map.of("id", id, "status", status, "url", "/v1/examples/" + id);
+    private static ExampleAccepted accepted(String id, String status) {
+        return new ExampleAccepted(id, status, "/v1/examples/" + id);
     }
 
     /** An example as the API shows it: the creating tenant stays private, {@code deletable} says what the caller may do. */
-    private Map<String, Object> json(ExampleRecord e, String tenant) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", e.id());
-        out.put("datasource", e.datasource());
-        out.put("question", e.question());
-        out.put("sql", e.sql());
-        out.put("dialect", e.dialect());
-        out.put("source", e.source());
-        out.put("shared", e.shared());
-        if (e.notes() != null) out.put("notes", e.notes());
-        out.put("tags", e.tags());
-        out.put("createdAt", e.createdAt());
-        out.put("deletable", mayChange(tenant, e));
-        return out;
+    private ExampleView view(ExampleRecord e, String tenant) {
+        return new ExampleView(e.id(), e.datasource(), e.question(), e.sql(), e.dialect(), e.source(), e.shared(), e.notes(), e.tags(),
+                e.createdAt(), mayChange(tenant, e));
     }
 }

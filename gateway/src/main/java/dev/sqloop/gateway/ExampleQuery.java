@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 record ExampleQuery(String datasource, String source, String text, String prefix, String tag, int limit, String cursor, String viewer) {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
-    private static final Set<String> PARAMETERS = Set.of("datasource", "source", "q", "prefix", "tag", "limit", "cursor");
+    static final int MAX_TEXT_CHARS = 500;
     /** An example id as {@link java.util.UUID#toString()} writes it, the only form ids (so cursors) take. */
     private static final Pattern EXAMPLE_ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final Pattern LIMIT = Pattern.compile("[0-9]{1,4}");
@@ -29,9 +29,31 @@ record ExampleQuery(String datasource, String source, String text, String prefix
     /** One page, and the cursor of the next one (null when this is the last). */
     record Page(List<ExampleRecord> examples, String nextCursor) {}
 
+    /**
+     * The query parameters {@link #parse} reads, as the OpenAPI document describes them: the one list of names both use,
+     * so a parameter cannot be read without being documented.
+     */
+    static List<ApiOperation.QueryParameter> parameters(GatewayConfig config) {
+        Map<String, Object> text = Map.of("type", "string", "minLength", 1, "maxLength", MAX_TEXT_CHARS);
+        return List.of(
+                new ApiOperation.QueryParameter("datasource", "only this datasource (one configured)",
+                        Map.of("type", "string", "enum", new TreeSet<>(config.datasources().keySet()))),
+                new ApiOperation.QueryParameter("source", "seed (from a seed file), auto (captured from a successful question) or "
+                        + "manual (saved by feedback or POSTed)", Map.of("type", "string", "enum", ExampleRecord.SOURCES)),
+                new ApiOperation.QueryParameter("q", "case-insensitive text the question or the SQL contains", text),
+                new ApiOperation.QueryParameter("prefix", "the question starts with this (compared normalized: case, accents and "
+                        + "punctuation ignored)", text),
+                new ApiOperation.QueryParameter("tag", "only examples carrying this tag", text),
+                new ApiOperation.QueryParameter("limit", "page size", Map.of("type", "integer", "minimum", 1, "maximum", MAX_LIMIT,
+                        "default", DEFAULT_LIMIT)),
+                new ApiOperation.QueryParameter("cursor", "nextCursor of the previous page (an example id); anything else is a 400 "
+                        + "with field cursor", Map.of("type", "string", "format", "uuid")));
+    }
+
     static ExampleQuery parse(Map<String, List<String>> params, GatewayConfig config) {
+        Set<String> known = new TreeSet<>(parameters(config).stream().map(ApiOperation.QueryParameter::name).toList());
         for (String name : params.keySet()) {
-            if (!PARAMETERS.contains(name)) throw ApiError.badRequest("unknown query parameter '" + name + "'; known: " + new TreeSet<>(PARAMETERS), name);
+            if (!known.contains(name)) throw ApiError.badRequest("unknown query parameter '" + name + "'; known: " + known, name);
             if (params.get(name).size() > 1) throw ApiError.badRequest(name + " is given more than once", name);
             if (params.get(name).isEmpty() || params.get(name).getFirst().isBlank()) {
                 throw ApiError.badRequest(name + " is empty; give it a value or leave it out", name);
@@ -72,7 +94,7 @@ record ExampleQuery(String datasource, String source, String text, String prefix
 
     private static String bounded(Map<String, List<String>> params, String name) {
         String v = single(params, name);
-        if (v != null && v.length() > 500) throw ApiError.badRequest(name + " is longer than 500 characters", name);
+        if (v != null && v.length() > MAX_TEXT_CHARS) throw ApiError.badRequest(name + " is longer than " + MAX_TEXT_CHARS + " characters", name);
         return v;
     }
 

@@ -1,21 +1,42 @@
 package dev.sqloop.gateway;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.NOT_REQUIRED;
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.gateway.SchemaKeywords.From;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Schema;
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * One validated {@code POST /v1/examples} body: a question→SQL pair for a datasource, the caller's own example, or the
  * example shared with every tenant of the datasource when {@code shared} (only curators may ask for that).
  */
-public record ExampleRequest(String question, String datasource, String sql, String notes, List<String> tags, boolean shared) {
+@Schema(description = "A question and its SQL for a datasource: the caller's own example, or (curators) the shared one")
+public record ExampleRequest(
+        @Schema(requiredMode = REQUIRED, minLength = 1, description = "at most SQLOOP_GATEWAY_MAX_QUESTION_CHARS")
+        @From(SchemaKeywords.QUESTION_CHARS) String question,
+        @Schema(requiredMode = REQUIRED, description = "one of GET /v1/datasources") @From(SchemaKeywords.DATASOURCE) String datasource,
+        @Schema(requiredMode = REQUIRED, minLength = 1, description = "exactly one read-only query in the datasource's dialect, as "
+                + "the validator parses it; at most SQLOOP_GATEWAY_MAX_SQL_CHARS") @From(SchemaKeywords.SQL_CHARS) String sql,
+        @Schema(maxLength = ExampleRequest.MAX_NOTES_CHARS) String notes,
+        @ArraySchema(maxItems = ExampleRequest.MAX_TAGS, schema = @Schema(minLength = 1, maxLength = ExampleRequest.MAX_TAG_CHARS))
+        List<String> tags,
+        @Schema(requiredMode = NOT_REQUIRED, description = "curators only: the example every tenant of the datasource sees, "
+                + "instead of the caller's own; default false") boolean shared) {
     static final int MAX_NOTES_CHARS = 2000;
     static final int MAX_TAGS = 20;
     static final int MAX_TAG_CHARS = 50;
-    private static final Set<String> KNOWN_FIELDS = Set.of("question", "datasource", "sql", "notes", "tags", "shared");
+    private static final Set<String> KNOWN_FIELDS = Arrays.stream(ExampleRequest.class.getRecordComponents())
+            .map(RecordComponent::getName).collect(Collectors.toUnmodifiableSet());
 
     /** Validates a JSON object; every refusal names the field. */
     public static ExampleRequest parse(JsonNode node, GatewayConfig config) {

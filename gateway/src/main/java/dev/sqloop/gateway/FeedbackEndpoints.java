@@ -4,7 +4,7 @@ import dev.sqloop.common.Dialect;
 import dev.sqloop.common.message.FeedbackCommand;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.util.Map;
+import io.javalin.http.HandlerType;
 
 /**
  * {@code POST /v1/questions/{id}/feedback}: a curator saves the question's SQL (or a corrected one) as an example,
@@ -29,17 +29,24 @@ final class FeedbackEndpoints {
     }
 
     void register(Javalin app) {
-        app.post("/v1/questions/{id}/feedback", this::feedback);
+        ApiOperation.route(app, HandlerType.POST, "/v1/questions/{id}/feedback", this::feedback, op -> op
+                .id("questionFeedback", QuestionEndpoints.TAG, "Save, unsave or mark wrong the SQL of a question as the caller's example")
+                .description("save (the caller's own example of its question), unsave (delete it), mark-wrong (delete it and never "
+                        + "capture it again for the caller). A save's SQL (given, or the question's own) is held to the rules of "
+                        + "POST /v1/examples: a string, at most SQLOOP_GATEWAY_MAX_SQL_CHARS, exactly one read-only query of the "
+                        + "question's datasource's dialect; otherwise 400 (field sql, the parser's reason), checked once the "
+                        + "question is found (404 before).")
+                .body(FeedbackRequest.class)
+                .answers(202, "Accepted: the fewshot service applies it moments later", Answers.FeedbackAccepted.class)
+                .refuses(400, 404)
+                .refuses(409, "unknown_datasource: a save for a question whose datasource is no longer configured")
+                .refuses(413, 415, 503));
     }
 
     /** What feedback needs of the question's status view. */
     private record Question(String datasource, String question, String sql) {
-        static Question of(Map<String, Object> status) {
-            return new Question(text(status.get("datasource")), text(status.get("question")), text(status.get("sql")));
-        }
-
-        private static String text(Object value) {
-            return value instanceof String s ? s : null;
+        static Question of(Answers.QuestionStatus status) {
+            return new Question(status.datasource(), status.question(), status.sql());
         }
     }
 
@@ -68,6 +75,6 @@ final class FeedbackEndpoints {
         // feedback changes only the asking tenant's own example of its own question (the fewshot service applies it so)
         submitter.submitFeedback(new FeedbackCommand(0, id, request.action(), tenant, q.datasource(), q.question(), sql,
                 dialect == null ? null : dialect.wireName(), submitter.now()));
-        ctx.status(202).json(Map.of("id", id, "action", request.action(), "status", "accepted"));
+        ctx.status(202).json(new Answers.FeedbackAccepted(id, request.action(), "accepted"));
     }
 }

@@ -10,7 +10,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -40,14 +39,14 @@ final class Forwarding {
     }
 
     /** The question's status view, from the owning instance; empty when unknown to this tenant. */
-    Optional<Map<String, Object>> findQuestion(Context ctx, String id) {
-        return find(ctx, ResultsView.QUESTIONS, id, "/v1/questions/" + id, (QuestionState s) ->
+    Optional<Answers.QuestionStatus> findQuestion(Context ctx, String id) {
+        return find(ctx, ResultsView.QUESTIONS, id, "/v1/questions/" + id, Answers.QuestionStatus.class, (QuestionState s) ->
                 Auth.tenant(ctx).equals(s.tenant()) ? Optional.of(StatusView.of(id, s)) : Optional.empty());
     }
 
     /** The batch's status view, from the owning instance; empty when unknown to this tenant. */
-    Optional<Map<String, Object>> findBatch(Context ctx, String id) {
-        return find(ctx, ResultsView.BATCH_STATUS, id, "/v1/batches/" + id, (Views.BatchStatus s) ->
+    Optional<Answers.BatchReport> findBatch(Context ctx, String id) {
+        return find(ctx, ResultsView.BATCH_STATUS, id, "/v1/batches/" + id, Answers.BatchReport.class, (Views.BatchStatus s) ->
                 Auth.tenant(ctx).equals(s.manifest().tenant()) ? Optional.of(StatusView.ofBatch(s)) : Optional.empty());
     }
 
@@ -55,14 +54,14 @@ final class Forwarding {
      * {@code key}'s status view: asked of the owning instance at {@code path} (its tenant check applies there), or read
      * from this instance's {@code store} and shown by {@code local} (empty for another tenant's).
      */
-    private <S> Optional<Map<String, Object>> find(Context ctx, String store, String key, String path,
-                                                   java.util.function.Function<S, Optional<Map<String, Object>>> local) {
+    private <S, A> Optional<A> find(Context ctx, String store, String key, String path, Class<A> answer,
+                                    java.util.function.Function<S, Optional<A>> local) {
         Optional<URI> owner = view.ownerOf(store, key);
         if (owner.isPresent()) {
             HttpResponse<String> r = forward(ctx, owner.get(), path, false);
             if (r.statusCode() == 404) return Optional.empty();
             if (r.statusCode() != 200) throw new ApiError(r.statusCode(), "upstream", r.body(), null, null);
-            return Optional.of(readMap(r.body()));
+            return Optional.of(read(r.body(), answer));
         }
         return view.<S>get(store, key).flatMap(local);
     }
@@ -88,10 +87,9 @@ final class Forwarding {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> readMap(String json) {
+    private static <A> A read(String json, Class<A> answer) {
         try {
-            return JsonCodec.mapper().readValue(json, Map.class);
+            return JsonCodec.mapper().readValue(json, answer);
         } catch (JsonProcessingException e) {
             throw new ApiError(502, "upstream", "invalid answer from another gateway instance", null, null);
         }

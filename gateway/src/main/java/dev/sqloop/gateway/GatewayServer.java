@@ -1,5 +1,8 @@
 package dev.sqloop.gateway;
 
+import static io.javalin.http.HandlerType.GET;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sqloop.common.JsonCodec;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -8,13 +11,9 @@ import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.servlet.DispatcherType;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import org.eclipse.jetty.servlet.FilterHolder;
 import org.slf4j.Logger;
@@ -30,8 +29,12 @@ import org.slf4j.LoggerFactory;
 public final class GatewayServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
 
+    static final String SERVICE_TAG = "service";
+    private static final String METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
     private final GatewayConfig config;
     private final Javalin app;
+    private final OpenApiDocument document;
 
     GatewayServer(GatewayConfig config, Submitter submitter, ResultsView view, PrometheusMeterRegistry registry) {
         this.config = config;
@@ -64,12 +67,12 @@ public final class GatewayServer implements AutoCloseable {
                 ctx.status(e.getStatus()).json(JsonErrorHandler.body(e.getStatus(), e.getMessage())));
         app.exception(Exception.class, (e, ctx) -> {
             log.error("gateway: unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-            ctx.status(500).json(Map.of("error", "internal_error", "message", "unexpected failure; see the gateway log"));
+            ctx.status(500).json(new ApiError.Refusal("internal_error", "unexpected failure; see the gateway log", null, null));
         });
         app.error(404, ctx -> {
-            if (ctx.result() == null) ctx.json(Map.of("error", "not_found", "message", "no such endpoint: " + ctx.method() + " " + ctx.path()));
+            if (ctx.result() == null) ctx.json(new ApiError.Refusal("not_found", "no such endpoint: " + ctx.method() + " " + ctx.path(), null, null));
         });
-        app.error(405, ctx -> ctx.json(Map.of("error", "method_not_allowed", "message", ctx.method() + " is not allowed on " + ctx.path())));
+        app.error(405, ctx -> ctx.json(new ApiError.Refusal("method_not_allowed", ctx.method() + " is not allowed on " + ctx.path(), null, null)));
         // Any other status set without a body (a handler or Javalin itself) still answers the JSON error body.
         for (int status : new int[] {400, 401, 403, 406, 408, 411, 413, 414, 415, 431, 500, 501, 503}) {
             app.error(status, ctx -> {
@@ -87,17 +90,45 @@ public final class GatewayServer implements AutoCloseable {
         app.before(auth::authenticate);
         app.before(GatewayServer::refuseUnreadQueryParameters);
 
-        app.get("/healthy", ctx -> probe(ctx, view.alive()));
-        app.get("/ready", ctx -> probe(ctx, view.running()));
-        app.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape()));
-        app.get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApi()));
-        app.get("/v1/datasources", ctx -> ctx.json(Map.of("datasources", datasourceList())));
+        ApiOperation.route(app, GET, "/healthy", ctx -> probe(ctx, view.alive()), op -> op.id("healthy", SERVICE_TAG, "Liveness")
+                .answers(200, "UP: the results view is alive", Answers.Probe.class)
+                .answers(503, "DOWN: the results view has failed", Answers.Probe.class));
+        ApiOperation.route(app, GET, "/ready", ctx -> probe(ctx, view.running()), op -> op.id("ready", SERVICE_TAG,
+                        "Readiness: the results view is running")
+                .answers(200, "UP", Answers.Probe.class)
+                .answers(503, "DOWN: the view is starting, rebalancing or restoring", Answers.Probe.class));
+        ApiOperation.route(app, GET, "/metrics", ctx -> ctx.contentType(METRICS_TYPE).result(registry.scrape()), op -> op
+                .id("metrics", SERVICE_TAG, "Prometheus metrics (text exposition format 0.0.4)")
+                .answers(200, "The metrics", "text/plain", String.class, false));
+        ApiOperation.route(app, GET, "/openapi.json", this::serveDocument, op -> op.id("openApiDocument", SERVICE_TAG,
+                        "This document: OpenAPI 3.1, generated from the gateway's routes and records")
+                .answers(200, "The document, with servers naming the address the request reached", ObjectNode.class));
+        ApiOperation.route(app, GET, "/v1/datasources", ctx -> ctx.json(new Answers.Datasources(datasourceList())), op -> op
+                .id("listDatasources", SERVICE_TAG, "Datasources questions may target, with their dialects")
+                .answers(200, "The configured datasources, by name", Answers.Datasources.class));
 
         RecentSubmissions recent = new RecentSubmissions(java.time.Clock.systemUTC());
         new QuestionEndpoints(config, submitter, view, forwarding, recent).register(app);
         new FeedbackEndpoints(config, submitter, forwarding, examples, recent).register(app);
         new BatchEndpoints(config, submitter, view, forwarding, recent).register(app);
         examples.register(app);
+        // last: the document is read off every route registered above, and refuses to build if one has no description
+        this.document = OpenApiDocument.of(app, config);
+    }
+
+    /** The OpenAPI document, its servers naming the address this request reached (the advertised URL without a usable Host). */
+    private void serveDocument(Context ctx) {
+        ctx.json(document.servedAt(OpenApiDocument.baseUrl(ctx.scheme(), ctx.header("Host"), config.advertisedUrl())));
+    }
+
+    /** The Javalin app, for tests that inspect its routes. */
+    Javalin app() {
+        return app;
+    }
+
+    /** Every route this server answers, and the operation documenting each. */
+    List<OpenApiDocument.Route> routes() {
+        return OpenApiDocument.routes(app);
     }
 
     public GatewayServer start() {
@@ -109,9 +140,9 @@ public final class GatewayServer implements AutoCloseable {
         return app.port();
     }
 
-    private List<Map<String, String>> datasourceList() {
-        List<Map<String, String>> out = new ArrayList<>();
-        new TreeMap<>(config.datasources()).forEach((name, dialect) -> out.add(Map.of("name", name, "dialect", dialect.wireName())));
+    private List<Answers.Datasource> datasourceList() {
+        List<Answers.Datasource> out = new ArrayList<>();
+        new TreeMap<>(config.datasources()).forEach((name, dialect) -> out.add(new Answers.Datasource(name, dialect)));
         return out;
     }
 
@@ -130,15 +161,7 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private static void probe(Context ctx, boolean ok) {
-        ctx.status(ok ? 200 : 503).json(Map.of("status", ok ? "UP" : "DOWN"));
-    }
-
-    private static String openApi() {
-        try (InputStream in = GatewayServer.class.getResourceAsStream("/openapi.json")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException | NullPointerException e) {
-            throw new IllegalStateException("openapi.json missing from the gateway jar", e);
-        }
+        ctx.status(ok ? 200 : 503).json(new Answers.Probe(ok ? "UP" : "DOWN"));
     }
 
     @Override

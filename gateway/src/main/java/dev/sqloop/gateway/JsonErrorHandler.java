@@ -6,8 +6,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -22,12 +20,9 @@ import org.eclipse.jetty.server.handler.ErrorHandler;
 final class JsonErrorHandler extends ErrorHandler {
 
     /** {@code {error, message}} for a status: the same shape {@link ApiError#body()} has. */
-    static Map<String, Object> body(int status, String message) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", errorName(status));
-        String reason = HttpStatus.getMessage(status);
-        body.put("message", message == null || message.isBlank() ? reason : message);
-        return body;
+    static ApiError.Refusal body(int status, String message) {
+        return new ApiError.Refusal(errorName(status), message == null || message.isBlank() ? HttpStatus.getMessage(status) : message,
+                null, null);
     }
 
     static String errorName(int status) {

@@ -2,16 +2,23 @@ package dev.sqloop.gateway;
 
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.gateway.Answers.QuestionAccepted;
+import dev.sqloop.gateway.Answers.QuestionCancelling;
+import dev.sqloop.gateway.Answers.QuestionRetried;
+import dev.sqloop.gateway.Answers.QuestionStatus;
+import dev.sqloop.gateway.Answers.QuestionTrace;
 import dev.sqloop.gateway.Views.QuestionState;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
+import static io.javalin.http.HandlerType.DELETE;
+import static io.javalin.http.HandlerType.GET;
+import static io.javalin.http.HandlerType.POST;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** {@code POST /v1/questions}, {@code GET /v1/questions/{id}} and its {@code /trace}. */
 final class QuestionEndpoints {
+    static final String TAG = "questions";
     private final GatewayConfig config;
     private final Submitter submitter;
     private final ResultsView view;
@@ -27,16 +34,43 @@ final class QuestionEndpoints {
     }
 
     /** The question's status: the view's, else queued when this instance accepted it moments ago. */
-    private Optional<Map<String, Object>> find(Context ctx, String id) {
+    private Optional<QuestionStatus> find(Context ctx, String id) {
         return recent.question(id, Auth.tenant(ctx), () -> forwarding.findQuestion(ctx, id));
     }
 
     void register(Javalin app) {
-        app.post("/v1/questions", this::submit);
-        app.get("/v1/questions/{id}", this::get);
-        app.get("/v1/questions/{id}/trace", this::trace);
-        app.delete("/v1/questions/{id}", this::cancel);
-        app.post("/v1/questions/{id}/retry", this::retry);
+        ApiOperation.route(app, POST, "/v1/questions", this::submit, op -> op.id("submitQuestion", TAG, "Submit one question")
+                .description("A clientId is a per-tenant idempotency key: a question submitted again with the same clientId answers "
+                        + "the existing question (200) and enqueues nothing.")
+                .body(QuestionRequest.class)
+                .answers(202, "Enqueued", QuestionAccepted.class)
+                .answers(200, "The same clientId was submitted before: the existing question", QuestionAccepted.class)
+                .refuses(400, 413, 415, 503));
+        ApiOperation.route(app, GET, "/v1/questions/{id}", this::get, op -> op.id("getQuestion", TAG, "Status of a question")
+                .description("queued, in_progress (with stage), succeeded or failed, with SQL, attempts, reason, error category, "
+                        + "preview rows, token usage and timings. A question this instance accepted moments ago is queued here "
+                        + "before the results view has it.")
+                .answers(200, "Status", QuestionStatus.class)
+                .refuses(404, 503));
+        ApiOperation.route(app, GET, "/v1/questions/{id}/trace", this::trace, op -> op.id("getQuestionTrace", TAG,
+                        "Every attempt of a question: SQL, issues or error, repair decision and reason, SQL diff")
+                .answers(200, "Trace (no attempts yet while queued)", QuestionTrace.class)
+                .refuses(404, 503));
+        ApiOperation.route(app, DELETE, "/v1/questions/{id}", this::cancel, op -> op.id("cancelQuestion", TAG, "Cancel a question")
+                .description("A question not yet final ends cancelled (status failed, reason cancelled) at the next stage it reaches, "
+                        + "with no further LLM call; idempotent while it is not final.")
+                .answers(202, "Cancelling", QuestionCancelling.class)
+                .refuses(404).refuses(409, "already_final: the question has already succeeded or failed").refuses(503));
+        ApiOperation.route(app, POST, "/v1/questions/{id}/retry", this::retry, op -> op.id("retryQuestion", TAG,
+                        "Run a failed question again")
+                .description("Once the LLM or warehouse is back (any failure but cancelled): from attempt 1 with its whole budget, "
+                        + "at the next round; it shows queued/in_progress with its round until the new result replaces the old (a "
+                        + "late result of an older round never does).")
+                .answers(202, "Sent again", QuestionRetried.class)
+                .refuses(404)
+                .refuses(409, "not_final, already_succeeded, cancelled or not_retryable: nothing to retry; unknown_datasource: "
+                        + "its datasource is no longer configured")
+                .refuses(503));
     }
 
     /**
@@ -62,25 +96,18 @@ final class QuestionEndpoints {
             throw new ApiError(409, "unknown_datasource", "datasource '" + failed.datasource() + "' is no longer configured", null, null);
         }
         Retries.submit(submitter, List.of(task), Http.traceparent(ctx));
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", id);
-        out.put("status", "queued");
-        out.put("round", round);
-        out.put("previousReason", failed.reason());
-        out.put("statusUrl", "/v1/questions/" + id);
-        ctx.status(202).json(out);
+        ctx.status(202).json(new QuestionRetried(id, "queued", round, failed.reason(), "/v1/questions/" + id));
     }
 
     /** Cancels one question: not yet final, it ends {@code cancelled} at the next stage it reaches; final, a 409. */
     private void cancel(Context ctx) {
         String id = ctx.pathParam("id");
-        Map<String, Object> status = find(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id));
-        Object state = status.get("status");
+        String state = find(ctx, id).orElseThrow(() -> ApiError.notFound("question " + id)).status();
         if ("succeeded".equals(state) || "failed".equals(state)) {
             throw new ApiError(409, "already_final", "question " + id + " has already " + state, null, null);
         }
         submitter.submitCancellation(dev.sqloop.common.message.Cancellation.ofQuestion(id, Auth.tenant(ctx), submitter.now()));
-        ctx.status(202).json(Map.of("id", id, "status", "cancelling", "statusUrl", "/v1/questions/" + id));
+        ctx.status(202).json(new QuestionCancelling(id, "cancelling", "/v1/questions/" + id));
     }
 
     /** A reused {@code clientId} answers the existing question with 200 and enqueues nothing. */
@@ -90,25 +117,16 @@ final class QuestionEndpoints {
         String tenant = Auth.tenant(ctx);
         String id = Submitter.questionId(tenant, request.clientId());
         if (request.clientId() != null) {
-            Optional<Map<String, Object>> existing = find(ctx, id);
+            Optional<QuestionStatus> existing = find(ctx, id);
             if (existing.isPresent()) {
-                ctx.status(200).json(accepted(id, "existing", existing.get().get("status")));
+                ctx.status(200).json(new QuestionAccepted(id, existing.get().status(), "/v1/questions/" + id, id));
                 return;
             }
         }
         QuestionTask task = submitter.task(id, tenant, null, request);
         submitter.submitQuestions(List.of(task), Http.traceparent(ctx));
         recent.question(task);
-        ctx.status(202).json(accepted(id, null, "queued"));
-    }
-
-    private static Map<String, Object> accepted(String id, String note, Object status) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", id);
-        out.put("status", status);
-        out.put("statusUrl", "/v1/questions/" + id);
-        if (note != null) out.put("duplicateOf", id);
-        return out;
+        ctx.status(202).json(new QuestionAccepted(id, "queued", "/v1/questions/" + id, null));
     }
 
     private void get(Context ctx) {
@@ -128,6 +146,6 @@ final class QuestionEndpoints {
                 .filter(s -> Auth.tenant(ctx).equals(s.tenant()));
         if (state.isEmpty() && recent.question(id, Auth.tenant(ctx)).isEmpty()) throw ApiError.notFound("question " + id);
         // accepted here moments ago and not yet in the view: queued, no attempt yet
-        ctx.json(Map.of("id", id, "attempts", state.map(QuestionState::events).orElse(List.of())));
+        ctx.json(new QuestionTrace(id, state.map(QuestionState::events).orElse(List.of())));
     }
 }

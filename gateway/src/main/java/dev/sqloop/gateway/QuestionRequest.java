@@ -1,13 +1,37 @@
 package dev.sqloop.gateway;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.NOT_REQUIRED;
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.gateway.SchemaKeywords.From;
+import io.swagger.v3.oas.annotations.media.Schema;
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
-/** One validated question submission. */
-public record QuestionRequest(String question, String datasource, int maxAttempts, String clientId, Map<String, String> metadata) {
-    private static final Set<String> KNOWN_FIELDS = Set.of("question", "datasource", "maxAttempts", "clientId", "metadata");
+/** One validated question submission; its components are the JSON fields a submission may have, and no others. */
+@Schema(description = "One question, on its own (POST /v1/questions) or as a batch's element or line")
+public record QuestionRequest(
+        @Schema(requiredMode = REQUIRED, minLength = 1, description = "the question in natural language, without control "
+                + "characters; at most SQLOOP_GATEWAY_MAX_QUESTION_CHARS") @From(SchemaKeywords.QUESTION_CHARS) String question,
+        @Schema(requiredMode = REQUIRED, description = "one of GET /v1/datasources") @From(SchemaKeywords.DATASOURCE) String datasource,
+        @Schema(requiredMode = NOT_REQUIRED, minimum = "1", description = "attempts the pipeline may make; default "
+                + "SQLOOP_MAX_ATTEMPTS, at most SQLOOP_GATEWAY_MAX_ATTEMPTS_LIMIT") @From(SchemaKeywords.ATTEMPTS) int maxAttempts,
+        @Schema(minLength = 1, maxLength = 200, description = "POST /v1/questions: an idempotency key per tenant, submitting it "
+                + "again answers the existing question (200). In a batch: unique within the batch (a repeat is a 400 with its "
+                + "line), scoped to the batch") String clientId,
+        @Schema(description = "the caller's own labels, carried with the question and its result (a number or boolean "
+                + "value is accepted and kept as its text)") @From(SchemaKeywords.METADATA)
+        Map<String, String> metadata) {
+    static final int MAX_METADATA_ENTRIES = 32;
+    static final int MAX_METADATA_KEY_CHARS = 100;
+    static final int MAX_METADATA_VALUE_CHARS = 1000;
+    private static final Set<String> KNOWN_FIELDS = Arrays.stream(QuestionRequest.class.getRecordComponents())
+            .map(RecordComponent::getName).collect(Collectors.toUnmodifiableSet());
 
     /** Validates a JSON object; every refusal names the field. */
     public static QuestionRequest parse(JsonNode node, GatewayConfig config) {
@@ -51,9 +75,10 @@ public record QuestionRequest(String question, String datasource, int maxAttempt
         JsonNode md = node.get("metadata");
         if (md != null && !md.isNull()) {
             if (!md.isObject()) throw ApiError.badRequest("metadata must be an object of strings", "metadata");
-            if (md.size() > 32) throw ApiError.badRequest("metadata has more than 32 entries", "metadata");
+            if (md.size() > MAX_METADATA_ENTRIES) throw ApiError.badRequest("metadata has more than " + MAX_METADATA_ENTRIES + " entries", "metadata");
             md.fields().forEachRemaining(e -> {
-                if (!e.getValue().isValueNode() || e.getValue().asText().length() > 1000 || e.getKey().length() > 100) {
+                if (!e.getValue().isValueNode() || e.getValue().asText().length() > MAX_METADATA_VALUE_CHARS
+                        || e.getKey().length() > MAX_METADATA_KEY_CHARS) {
                     throw ApiError.badRequest("metadata values must be short strings, numbers or booleans", "metadata." + e.getKey());
                 }
                 metadata.put(e.getKey(), e.getValue().asText());

@@ -1,5 +1,7 @@
 package dev.sqloop.gateway;
 
+import dev.sqloop.gateway.Answers.BatchReport;
+import dev.sqloop.gateway.Answers.QuestionStatus;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.gateway.Views.BatchStatus;
@@ -10,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -28,15 +29,11 @@ final class RecentSubmissions {
     static final Duration TTL = Duration.ofMinutes(10);
     static final int MAX_ENTRIES = 20_000;
 
-    private record Entry(String tenant, Instant at, Map<String, Object> shown) {
-        Entry {
-            shown = java.util.Collections.unmodifiableMap(shown);
-        }
-    }
+    private record Entry<T>(String tenant, Instant at, T shown) {}
 
     private final Clock clock;
-    private final LinkedHashMap<String, Entry> questions = new LinkedHashMap<>();
-    private final LinkedHashMap<String, Entry> batches = new LinkedHashMap<>();
+    private final LinkedHashMap<String, Entry<QuestionStatus>> questions = new LinkedHashMap<>();
+    private final LinkedHashMap<String, Entry<BatchReport>> batches = new LinkedHashMap<>();
 
     RecentSubmissions(Clock clock) {
         this.clock = clock;
@@ -44,37 +41,36 @@ final class RecentSubmissions {
 
     /** A question accepted by {@code POST /v1/questions}. */
     synchronized void question(QuestionTask task) {
-        put(questions, task.questionId(), new Entry(task.tenant(), clock.instant(),
+        put(questions, task.questionId(), new Entry<>(task.tenant(), clock.instant(),
                 StatusView.of(task.questionId(), new QuestionState(Submission.of(task), null, null, task.round()))));
     }
 
     /** A batch accepted by {@code POST /v1/batches} (its questions are followed through the batch). */
     synchronized void batch(BatchManifest manifest) {
-        put(batches, manifest.batchId(), new Entry(manifest.tenant(), clock.instant(), StatusView.ofBatch(new BatchStatus(manifest, null))));
+        put(batches, manifest.batchId(), new Entry<>(manifest.tenant(), clock.instant(), StatusView.ofBatch(new BatchStatus(manifest, null))));
     }
 
     /** The status view of a question this instance accepted for {@code tenant} and has not forgotten. */
-    synchronized Optional<Map<String, Object>> question(String id, String tenant) {
+    synchronized Optional<QuestionStatus> question(String id, String tenant) {
         return shown(questions, id, tenant);
     }
 
-    synchronized Optional<Map<String, Object>> batch(String id, String tenant) {
+    synchronized Optional<BatchReport> batch(String id, String tenant) {
         return shown(batches, id, tenant);
     }
 
     /** The question's status: the view's (then forgotten here), else this instance's own if it accepted it. */
-    Optional<Map<String, Object>> question(String id, String tenant, Supplier<Optional<Map<String, Object>>> view) {
+    Optional<QuestionStatus> question(String id, String tenant, Supplier<Optional<QuestionStatus>> view) {
         return either(questions, id, tenant, view);
     }
 
     /** The batch's status: the view's (then forgotten here), else this instance's own if it accepted it. */
-    Optional<Map<String, Object>> batch(String id, String tenant, Supplier<Optional<Map<String, Object>>> view) {
+    Optional<BatchReport> batch(String id, String tenant, Supplier<Optional<BatchReport>> view) {
         return either(batches, id, tenant, view);
     }
 
-    private Optional<Map<String, Object>> either(LinkedHashMap<String, Entry> map, String id, String tenant,
-                                                 Supplier<Optional<Map<String, Object>>> view) {
-        Optional<Map<String, Object>> found = view.get(); // outside the lock: it may ask another instance
+    private <T> Optional<T> either(LinkedHashMap<String, Entry<T>> map, String id, String tenant, Supplier<Optional<T>> view) {
+        Optional<T> found = view.get(); // outside the lock: it may ask another instance
         synchronized (this) {
             if (found.isPresent()) {
                 map.remove(id);
@@ -88,7 +84,7 @@ final class RecentSubmissions {
         return questions.size() + batches.size();
     }
 
-    private void put(LinkedHashMap<String, Entry> map, String id, Entry entry) {
+    private <T> void put(LinkedHashMap<String, Entry<T>> map, String id, Entry<T> entry) {
         map.remove(id); // re-inserted at the end: its age counts from now
         map.put(id, entry);
         expire(map);
@@ -99,16 +95,16 @@ final class RecentSubmissions {
         }
     }
 
-    private Optional<Map<String, Object>> shown(LinkedHashMap<String, Entry> map, String id, String tenant) {
+    private <T> Optional<T> shown(LinkedHashMap<String, Entry<T>> map, String id, String tenant) {
         expire(map);
-        Entry e = map.get(id);
+        Entry<T> e = map.get(id);
         return e == null || !e.tenant().equals(tenant) ? Optional.empty() : Optional.of(e.shown());
     }
 
     /** Entries are in insertion order, so the expired ones are at the head. */
-    private void expire(LinkedHashMap<String, Entry> map) {
+    private <T> void expire(LinkedHashMap<String, Entry<T>> map) {
         Instant cutoff = clock.instant().minus(TTL);
-        for (Iterator<Entry> it = map.values().iterator(); it.hasNext(); ) {
+        for (Iterator<Entry<T>> it = map.values().iterator(); it.hasNext(); ) {
             if (it.next().at().isBefore(cutoff)) it.remove();
             else break;
         }

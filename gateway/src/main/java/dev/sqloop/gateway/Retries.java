@@ -1,6 +1,9 @@
 package dev.sqloop.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.gateway.SchemaKeywords.From;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Schema;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
@@ -31,6 +34,10 @@ final class Retries {
     static final int CHUNK = 1_000;
 
     private Retries() {}
+
+    /** The optional body of {@code POST /v1/batches/{id}/retry}, as {@link #reasons} reads it. */
+    @Schema(description = "Which of the batch's failed questions to run again; an empty body picks the outages")
+    record BatchRetryRequest(@ArraySchema(minItems = 1, uniqueItems = true) @From(SchemaKeywords.RETRY_REASONS) List<String> reasons) {}
 
     /**
      * The reasons a batch retry picks: {@code {"reasons": [..]}} in an optional JSON body, else {@link #DEFAULT_REASONS}.

@@ -111,7 +111,7 @@ class ExampleQueryTest {
         bad.forEach((params, field) -> {
             ApiError e = assertThrows(ApiError.class, () -> query(params), params.toString());
             assertEquals(400, e.status());
-            assertEquals(field, e.body().get("field"), params.toString());
+            assertEquals(field, e.body().field(), params.toString());
         });
     }
 

@@ -46,7 +46,7 @@ class ExampleRequestTest {
                 {"{" + q + ",\"sql\":\"SELECT 1\",\"shared\":\"yes\"}", "shared", "true or false"}};
         for (String[] c : cases) {
             ApiError e = assertThrows(ApiError.class, () -> parse(c[0]), c[0].substring(0, Math.min(80, c[0].length())));
-            assertEquals(c[1], e.body().get("field"), c[0].substring(0, Math.min(80, c[0].length())));
+            assertEquals(c[1], e.body().field(), c[0].substring(0, Math.min(80, c[0].length())));
             assertTrue(e.getMessage().contains(c[2]), e.getMessage());
         }
     }

@@ -56,7 +56,7 @@ class ExampleSqlTest {
     void shouldRefuseEveryWriteAndEvasionOfTheCorpusAsAnExample(Dialect dialect, String sql, String why) {
         ApiError e = assertThrows(ApiError.class, () -> post(dialect, sql), () -> why + " was accepted as a " + dialect + " example: " + sql);
         assertEquals(400, e.status(), e::getMessage);
-        assertEquals("sql", e.body().get("field"), e::getMessage);
+        assertEquals("sql", e.body().field(), e::getMessage);
     }
 
     @ParameterizedTest(name = "[{index}] {0}: {2}")
@@ -78,7 +78,7 @@ class ExampleSqlTest {
     void shouldRefuseTheStatementHiddenBehindACarriageReturnEndedComment() {
         for (Dialect d : Dialect.values()) {
             ApiError e = assertThrows(ApiError.class, () -> post(d, "SELECT 1 --\r; DROP TABLE orders"), d::wireName);
-            assertEquals("sql", e.body().get("field"));
+            assertEquals("sql", e.body().field());
             assertTrue(e.getMessage().startsWith("sql must be one read-only query in " + d.displayName() + ": "), e.getMessage());
         }
         for (String sql : List.of("SELECT 1 --\r\n; DROP TABLE orders", "SELECT 1 /* \r */; DROP TABLE orders", "SELECT 1 --\u2028; DROP TABLE orders")) {
@@ -95,7 +95,7 @@ class ExampleSqlTest {
         ApiError stacked = assertThrows(ApiError.class, () -> post(Dialect.POSTGRES, "SELECT 1; SELECT 2"));
         assertTrue(stacked.getMessage().contains("more than one statement"), stacked.getMessage());
         ApiError syntax = assertThrows(ApiError.class, () -> post(Dialect.DUCKDB, "SELEC 1"));
-        assertEquals("sql", syntax.body().get("field"), syntax.getMessage());
+        assertEquals("sql", syntax.body().field(), syntax.getMessage());
     }
 
     @Test

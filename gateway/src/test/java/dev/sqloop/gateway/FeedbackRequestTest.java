@@ -42,7 +42,7 @@ class FeedbackRequestTest {
         for (String[] c : cases) {
             ApiError e = assertThrows(ApiError.class, () -> parse(c[0]), c[0]);
             assertEquals(400, e.status(), c[0]);
-            assertEquals(c[1], e.body().get("field"), c[0]);
+            assertEquals(c[1], e.body().field(), c[0]);
             assertTrue(e.getMessage().contains(c[2]), c[0] + " → " + e.getMessage());
         }
     }

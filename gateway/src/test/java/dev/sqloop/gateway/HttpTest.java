@@ -33,7 +33,7 @@ class HttpTest {
                 "{\"m\":{\"k\":1,\"k\":2}}", "", "  \n", "{\"a\":"}) {
             ApiError e = refused(bad);
             assertEquals(400, e.status(), bad);
-            assertEquals("invalid_request", e.body().get("error"), bad);
+            assertEquals("invalid_request", e.body().error(), bad);
         }
     }
 
@@ -41,14 +41,14 @@ class HttpTest {
     @Test
     void shouldSayWhatIsWrongWithTheJsonAndWhereWithoutTheParsersInternals() {
         for (String bad : new String[] {"{\"question\": \"q\"", "{\"question\": q}", "{\"a\":1,\"a\":2}", "[1,\n 2,,]"}) {
-            String message = String.valueOf(refused(bad).body().get("message"));
+            String message = String.valueOf(refused(bad).body().message());
             assertTrue(message.startsWith("invalid JSON: "), message);
             assertTrue(message.matches("(?s).*\\(line \\d+, column \\d+\\)$"), message);
             for (String internal : new String[] {"Source", "REDACTED", "StreamReadFeature", "start marker"}) {
                 assertFalse(message.contains(internal), message);
             }
         }
-        String twoLines = String.valueOf(refused("[1,\n 2,,]").body().get("message"));
+        String twoLines = String.valueOf(refused("[1,\n 2,,]").body().message());
         assertTrue(twoLines.endsWith("(line 2, column 4)"), twoLines); // the second comma
     }
 
@@ -71,7 +71,7 @@ class HttpTest {
         InputStream in = new Http.LimitedInputStream(new ByteArrayInputStream(new byte[1000]), 999, "the body");
         ApiError e = assertThrows(ApiError.class, in::readAllBytes);
         assertEquals(413, e.status());
-        assertEquals("too_large", e.body().get("error"));
+        assertEquals("too_large", e.body().error());
         assertEquals(1000, new Http.LimitedInputStream(new ByteArrayInputStream(new byte[1000]), 1000, "the body").readAllBytes().length);
     }
 

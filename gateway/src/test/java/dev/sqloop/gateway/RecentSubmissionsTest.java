@@ -1,6 +1,7 @@
 package dev.sqloop.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.message.BatchManifest;
@@ -8,7 +9,6 @@ import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.testkit.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RecentSubmissionsTest {
@@ -22,13 +22,15 @@ class RecentSubmissionsTest {
     @Test
     void shouldAnswerQueuedForItsOwnTenantUntilSeenOrExpired() {
         recent.question(task("q1", "a"));
-        Map<String, Object> shown = recent.question("q1", "a").orElseThrow();
-        assertEquals("queued", shown.get("status"));
-        assertEquals("demo", shown.get("datasource"));
-        assertEquals("How many orders?", shown.get("question"));
+        Answers.QuestionStatus shown = recent.question("q1", "a").orElseThrow();
+        assertEquals("queued", shown.status());
+        assertEquals("demo", shown.datasource());
+        assertEquals("How many orders?", shown.question());
         assertTrue(recent.question("q1", "b").isEmpty(), "another tenant's question is unknown");
-        assertEquals("queued", recent.question("q1", "a", java.util.Optional::empty).orElseThrow().get("status"), "the view does not have it yet");
-        assertEquals("in_progress", recent.question("q1", "a", () -> java.util.Optional.of(Map.of("status", "in_progress"))).orElseThrow().get("status"),
+        assertEquals("queued", recent.question("q1", "a", java.util.Optional::empty).orElseThrow().status(), "the view does not have it yet");
+        Answers.QuestionStatus inProgress = new Answers.QuestionStatus("q1", "in_progress", "generate", 1, null, null, "demo",
+                "How many orders?", null, null, null, null, null, null, null, null, null, null, null, null);
+        assertEquals("in_progress", recent.question("q1", "a", () -> java.util.Optional.of(inProgress)).orElseThrow().status(),
                 "the view's answer once it has one");
         assertTrue(recent.question("q1", "a").isEmpty(), "and then it is forgotten here");
 
@@ -41,10 +43,10 @@ class RecentSubmissionsTest {
     @Test
     void shouldShowANewBatchWithNothingFinished() {
         recent.batch(new BatchManifest(0, "b1", "a", 3, clock.instant()));
-        Map<String, Object> shown = recent.batch("b1", "a").orElseThrow();
-        assertEquals(3, shown.get("total"));
-        assertEquals(3L, ((Number) shown.get("pending")).longValue());
-        assertEquals(false, shown.get("done"));
+        Answers.BatchReport shown = recent.batch("b1", "a").orElseThrow();
+        assertEquals(3, shown.total());
+        assertEquals(3L, shown.pending());
+        assertFalse(shown.done());
         assertTrue(recent.batch("b1", "b").isEmpty());
     }
 
