@@ -63,6 +63,11 @@ public final class Gateway implements AutoCloseable {
         return view.ownerOf(store, key).isEmpty();
     }
 
+    /** The HTTP server, for tests that compare its routes with what it documents. */
+    GatewayServer server() {
+        return server;
+    }
+
     public int port() {
         return server.port();
     }
