@@ -1,5 +1,9 @@
 package dev.sqloop.gateway;
 
+import static io.javalin.http.HandlerType.DELETE;
+import static io.javalin.http.HandlerType.GET;
+import static io.javalin.http.HandlerType.POST;
+
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.gateway.Answers.QuestionAccepted;
@@ -10,13 +14,10 @@ import dev.sqloop.gateway.Answers.QuestionTrace;
 import dev.sqloop.gateway.Views.QuestionState;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import static io.javalin.http.HandlerType.DELETE;
-import static io.javalin.http.HandlerType.GET;
-import static io.javalin.http.HandlerType.POST;
 import java.util.List;
 import java.util.Optional;
 
-/** {@code POST /v1/questions}, {@code GET /v1/questions/{id}} and its {@code /trace}. */
+/** {@code POST /v1/questions}, {@code GET /v1/questions/{id}} and its {@code /trace}, cancel and retry. */
 final class QuestionEndpoints {
     static final String TAG = "questions";
     private final GatewayConfig config;

@@ -1,9 +1,9 @@
 package dev.sqloop.gateway;
 
-import dev.sqloop.gateway.Answers.BatchReport;
-import dev.sqloop.gateway.Answers.QuestionStatus;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.gateway.Answers.BatchReport;
+import dev.sqloop.gateway.Answers.QuestionStatus;
 import dev.sqloop.gateway.Views.BatchStatus;
 import dev.sqloop.gateway.Views.QuestionState;
 import dev.sqloop.gateway.Views.Submission;
