@@ -973,7 +973,10 @@ class GatewayIT {
         // a form without _method goes on with its body, to the answer the endpoint gave before (no endpoint takes forms)
         HttpResponse<String> plainForm = sendWith("POST", "/v1/questions", Map.of(), form, "question=q&datasource=demo");
         assertEquals(415, plainForm.statusCode(), plainForm.body());
-        HttpResponse<String> retryForm = sendWith("POST", "/v1/batches/" + java.util.UUID.randomUUID() + "/retry", Map.of(), form, "reasons=x");
+        // a random batch id may still map to the instance shouldRetryFailedQuestions… stopped moments ago (503 until the
+        // view has rebalanced): asked again while it answers 503
+        String unknownBatch = "/v1/batches/" + java.util.UUID.randomUUID() + "/retry";
+        HttpResponse<String> retryForm = patiently(() -> sendWith("POST", unknownBatch, Map.of(), form, "reasons=x"));
         assertEquals(400, retryForm.statusCode(), "the replayed body is read as before (not JSON): " + retryForm.body());
 
         // the requests the overrides asked for, made with their own methods, do act
@@ -1011,7 +1014,8 @@ class GatewayIT {
             assertEquals("sql", json(r).get("field").asText(), what);
             sent++;
         }
-        assertEquals(147, sent, "the corpus's duckdb and trino cases (97 + 50) all went through the gateway");
+        // the corpus only grows (147 duckdb and trino cases when this was written; 150 with the function allow-lists)
+        assertTrue(sent >= 147, "the corpus's duckdb and trino cases all went through the gateway: " + sent);
         Thread.sleep(500); // a command produced by mistake would be on the topic by now
         assertEquals(commands, endOffsets(Topics.EXAMPLE_COMMANDS.name()), "no refused example produced a command");
 
