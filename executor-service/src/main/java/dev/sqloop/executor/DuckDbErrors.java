@@ -66,7 +66,7 @@ final class DuckDbErrors implements ErrorClassifier {
         if (first.contains("Referenced table")) {
             return EngineError.sql(ErrorCategory.TABLE_NOT_FOUND, message, EngineMessages.firstDoubleQuoted(first), candidates);
         }
-        if (first.contains("GROUP BY") || first.contains("aggregate")) {
+        if (first.contains("GROUP BY") || first.contains("aggregate") || first.contains("window function")) {
             return EngineError.sql(ErrorCategory.AGGREGATION_ERROR, message, EngineMessages.firstDoubleQuoted(first), List.of());
         }
         if (first.contains("Ambiguous reference")) {

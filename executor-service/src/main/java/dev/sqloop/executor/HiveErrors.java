@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * text with the engine's suggestions, and the position.
  */
 final class HiveErrors implements ErrorClassifier {
-    private static final Pattern SPARK_CLASS = Pattern.compile("\\[([A-Z][A-Z_]+)(?:\\.[A-Z_]+)?]");
+    private static final Pattern SPARK_CLASS = Pattern.compile("\\[(_?[A-Z][A-Z0-9_]+)(?:\\.[A-Z_]+)?]");
     private static final Pattern HIVE_NUMBER = Pattern.compile("\\[Error (\\d+)]");
     private static final Pattern SPARK_SUGGESTION = Pattern.compile("Did you mean one of the following\\? \\[([^\\]]*)]");
     private static final Pattern COULD_BE = Pattern.compile("could be: \\[([^\\]]*)]");
@@ -85,7 +85,8 @@ final class HiveErrors implements ErrorClassifier {
         ErrorCategory category = switch (errorClass) {
             case "UNRESOLVED_COLUMN", "UNRESOLVED_FIELD", "UNRESOLVED_MAP_KEY" -> ErrorCategory.COLUMN_NOT_FOUND;
             case "TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND" -> ErrorCategory.TABLE_NOT_FOUND;
-            case "MISSING_GROUP_BY", "MISSING_AGGREGATION", "GROUP_BY_AGGREGATE", "NESTED_AGGREGATE_FUNCTION"
+            case "MISSING_GROUP_BY", "MISSING_AGGREGATION", "GROUP_BY_AGGREGATE", "NESTED_AGGREGATE_FUNCTION", "INVALID_WHERE_CONDITION",
+                 "_LEGACY_ERROR_TEMP_1034"
                     -> ErrorCategory.AGGREGATION_ERROR;
             case "UNRESOLVED_ROUTINE", "WRONG_NUM_ARGS" -> ErrorCategory.UNSUPPORTED_FUNCTION;
             case "DATATYPE_MISMATCH", "CAST_INVALID_INPUT", "INVALID_TYPED_LITERAL" -> ErrorCategory.TYPE_MISMATCH;

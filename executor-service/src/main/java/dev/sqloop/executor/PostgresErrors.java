@@ -25,7 +25,8 @@ final class PostgresErrors implements ErrorClassifier {
         ErrorCategory category = switch (state) {
             case "42703" -> ErrorCategory.COLUMN_NOT_FOUND;
             case "42P01", "3F000" -> ErrorCategory.TABLE_NOT_FOUND;
-            case "42803" -> ErrorCategory.AGGREGATION_ERROR;
+            // grouping_error, and windowing_error (a window function in WHERE)
+            case "42803", "42P20" -> ErrorCategory.AGGREGATION_ERROR;
             // PostgreSQL reports an unknown function and a known one with wrong argument types alike.
             case "42883" -> first.contains("operator does not exist") ? ErrorCategory.TYPE_MISMATCH : ErrorCategory.UNSUPPORTED_FUNCTION;
             case "42725" -> ErrorCategory.UNSUPPORTED_FUNCTION;

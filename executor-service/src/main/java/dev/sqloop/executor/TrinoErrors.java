@@ -43,6 +43,8 @@ final class TrinoErrors implements ErrorClassifier {
         if (category == ErrorCategory.UNSUPPORTED_FUNCTION && message.contains("Unexpected parameters")) {
             category = ErrorCategory.TYPE_MISMATCH;
         }
+        // an aggregate or a window function in WHERE (EXPRESSION_NOT_SCALAR): a misuse of aggregation, not an unknown
+        if (message.contains("WHERE clause cannot contain aggregations")) category = ErrorCategory.AGGREGATION_ERROR;
         String identifier = EngineMessages.group(QUOTED, message);
         return EngineError.sql(category, message, identifier, java.util.List.of());
     }

@@ -50,7 +50,7 @@ public final class CorrectionPromptBuilder {
         // A stage that could not classify the error still gets a targeted instruction when the registry knows it.
         ErrorCategory category = primary.category() == ErrorCategory.UNKNOWN && pattern.isPresent()
                 ? pattern.get().category() : primary.category();
-        p.append(CorrectionStrategy.forCategory(category).guidance(dialect, task)).append('\n');
+        p.append(CorrectionStrategy.forIssue(category, primary.message()).guidance(dialect, task)).append('\n');
         pattern.ifPresent(e -> p.append(dialect.displayName()).append(": ").append(e.guidance()).append('\n'));
         if (evidence == Evidence.INCLUDED) {
             List<PastFixes.PastFix> fixes = pastFixes.similar(task.datasource(), dialect, primary);

@@ -16,6 +16,11 @@ import java.util.stream.Collectors;
 public enum CorrectionStrategy {
     COLUMN("Use only columns that exist in the schema; replace the unknown column."),
     AGGREGATION("Keep all aggregations; only add the missing columns to GROUP BY."),
+    AGGREGATE_IN_WHERE("An aggregate cannot filter rows in WHERE: move that condition to HAVING after GROUP BY, or compute"
+            + " the aggregate in a subquery and filter outside it."),
+    WINDOW_IN_WHERE("A window function cannot be used in WHERE: compute it in a subquery or CTE, then filter on it in the"
+            + " outer query."),
+    NESTED_AGGREGATE("Aggregates cannot be nested: aggregate in a subquery first, then aggregate its result."),
     TABLE("Use only tables listed in the schema."),
     UNSUPPORTED_FUNCTION("Replace the function with a %s built-in of the same meaning."),
     TYPE_MISMATCH("Make both sides the same type: cast explicitly or use a literal of the column's type."),
@@ -34,6 +39,33 @@ public enum CorrectionStrategy {
 
     CorrectionStrategy(String instruction) {
         this.instruction = instruction;
+    }
+
+    private static final java.util.regex.Pattern WINDOW_WHERE = java.util.regex.Pattern.compile(
+            "window functions? (are not allowed )?in where|where clause cannot contain window|window functions inside where"
+                    + "|invalid_where_condition.*(windowspecdefinition|\\bover\\b)|where clause cannot contain aggregations.*\\bover\\b",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+    private static final java.util.regex.Pattern AGGREGATE_WHERE = java.util.regex.Pattern.compile(
+            "aggregate functions? (are not allowed )?in where|where clause cannot contain aggregat|invalid_where_condition"
+                    + "|not yet supported place for udaf",
+            java.util.regex.Pattern.CASE_INSENSITIVE | java.util.regex.Pattern.DOTALL);
+    private static final java.util.regex.Pattern NESTED = java.util.regex.Pattern.compile(
+            "aggregate function calls cannot be nested|cannot be nested|nested aggregat",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /**
+     * The strategy for an error as the engine or the validator worded it: an aggregation error is not always a missing
+     * GROUP BY column — an aggregate or a window function in WHERE, or nested aggregates, each need their own advice
+     * (the probe's aggregate-in-WHERE faults got "only add the missing columns to GROUP BY").
+     */
+    public static CorrectionStrategy forIssue(ErrorCategory category, String message) {
+        if (message != null && (category == ErrorCategory.AGGREGATION_ERROR || category == ErrorCategory.SYNTAX_ERROR
+                || category == ErrorCategory.UNKNOWN)) {
+            if (WINDOW_WHERE.matcher(message).find()) return WINDOW_IN_WHERE;
+            if (AGGREGATE_WHERE.matcher(message).find()) return AGGREGATE_IN_WHERE;
+            if (category == ErrorCategory.AGGREGATION_ERROR && NESTED.matcher(message).find()) return NESTED_AGGREGATE;
+        }
+        return forCategory(category);
     }
 
     public static CorrectionStrategy forCategory(ErrorCategory category) {

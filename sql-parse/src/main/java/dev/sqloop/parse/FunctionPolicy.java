@@ -72,6 +72,16 @@ public final class FunctionPolicy {
         return out;
     }
 
+    /** Whether {@code name} is only an aggregate on this dialect (no scalar of the name), by its function catalog. */
+    public static boolean aggregate(Dialect dialect, String name) {
+        boolean aggregate = false;
+        for (FunctionCatalog.Entry e : FunctionCatalog.of(dialect).entries(name)) {
+            if (e.kind() == FunctionCatalog.Kind.SCALAR) return false;
+            if (e.kind() == FunctionCatalog.Kind.AGGREGATE) aggregate = true;
+        }
+        return aggregate;
+    }
+
     /** Every name the dialect's list lets a query call (for near-name suggestions). */
     public static Set<String> listedNames(Dialect dialect) {
         Set<String> out = new TreeSet<>();

@@ -292,6 +292,7 @@ public final class JSqlDialectParser implements DialectParser {
                 }
             }
             walk(ps.getWhere(), ctx);
+            whereMisuses(ps.getWhere(), scope);
             walk(ps.getPreWhere(), ctx);
             if (ps.getGroupBy() != null) {
                 anyGroupBy = true;
@@ -351,6 +352,36 @@ public final class JSqlDialectParser implements DialectParser {
                     scope.addSource(new QueryScope.Source(alias, null, null, cols, true));
                 }
             }
+        }
+
+        /** Aggregates and window functions in this block's own WHERE (subqueries are their own blocks). */
+        private void whereMisuses(Expression where, QueryScope scope) {
+            if (where == null) return;
+            where.accept(new ExpressionVisitorAdapter<Void>() {
+                @Override
+                public <S> Void visit(Function f, S context) {
+                    List<String> name = f.getMultipartName();
+                    String n = name == null || name.isEmpty() ? "" : QueryScope.lower(unquote(name.getLast()));
+                    if (FunctionPolicy.aggregate(dialect, n)) scope.addWhereMisuse(new QueryScope.WhereMisuse(false, n, f.toString()));
+                    return super.visit(f, context);
+                }
+
+                @Override
+                public <S> Void visit(AnalyticExpression a, S context) {
+                    scope.addWhereMisuse(new QueryScope.WhereMisuse(true, QueryScope.lower(a.getName()), a.toString()));
+                    return null;
+                }
+
+                @Override
+                public <S> Void visit(ParenthesedSelect select, S context) {
+                    return null;
+                }
+
+                @Override
+                public <S> Void visit(Select select, S context) {
+                    return null;
+                }
+            }, null);
         }
 
         void walk(Expression e, Ctx ctx) throws SqlRejection {

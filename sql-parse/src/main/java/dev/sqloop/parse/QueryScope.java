@@ -141,6 +141,25 @@ public final class QueryScope {
         return grouping;
     }
 
+    /**
+     * A call WHERE cannot hold, found in this block's own WHERE clause (not in a subquery of it): an aggregate, which
+     * filters groups (HAVING), or a window function, which needs the rows WHERE is still choosing.
+     *
+     * @param window a window function ({@code … OVER (…)}); else an aggregate
+     * @param text the call as written, for the message
+     */
+    public record WhereMisuse(boolean window, String function, String text) {}
+
+    private final List<WhereMisuse> whereMisuses = new ArrayList<>();
+
+    public void addWhereMisuse(WhereMisuse m) {
+        whereMisuses.add(m);
+    }
+
+    public List<WhereMisuse> whereMisuses() {
+        return java.util.Collections.unmodifiableList(whereMisuses);
+    }
+
     public void markLenient() {
         lenient = true;
     }

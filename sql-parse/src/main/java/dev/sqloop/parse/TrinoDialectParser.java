@@ -228,6 +228,7 @@ public final class TrinoDialectParser implements DialectParser {
                 }
             }
             spec.getWhere().ifPresent(e -> walker.process(e, ctx));
+            spec.getWhere().ifPresent(e -> whereMisuses(e, scope));
             spec.getGroupBy().ifPresent(g -> {
                 anyGroupBy = true;
                 walker.process(g, ctx);
@@ -240,6 +241,27 @@ public final class TrinoDialectParser implements DialectParser {
         }
 
         /** The aggregation check's view of a block (see {@link QueryScope.Grouping}). */
+        /** Aggregates and window functions in this block's own WHERE (subqueries are their own blocks). */
+        private void whereMisuses(Expression where, QueryScope scope) {
+            new DefaultTraversalVisitor<Void>() {
+                @Override
+                protected Void visitFunctionCall(FunctionCall node, Void context) {
+                    String n = lower(node.getName().getSuffix());
+                    if (node.getWindow().isPresent()) {
+                        scope.addWhereMisuse(new QueryScope.WhereMisuse(true, n, n + "(…) OVER (…)"));
+                        return null;
+                    }
+                    if (FunctionPolicy.aggregate(dialect, n)) scope.addWhereMisuse(new QueryScope.WhereMisuse(false, n, n + "(…)"));
+                    return super.visitFunctionCall(node, context);
+                }
+
+                @Override
+                protected Void visitSubqueryExpression(SubqueryExpression node, Void context) {
+                    return null;
+                }
+            }.process(where, null);
+        }
+
         private static QueryScope.Grouping grouping(QuerySpecification spec) {
             List<String> keys = new ArrayList<>();
             spec.getGroupBy().ifPresent(g -> {

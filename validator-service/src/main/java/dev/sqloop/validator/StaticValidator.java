@@ -5,6 +5,7 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.validator.check.AggregationCheck;
 import dev.sqloop.validator.check.ConstraintCheck;
+import dev.sqloop.validator.check.ForeignConstructs;
 import dev.sqloop.validator.check.SchemaCheck;
 import dev.sqloop.parse.DialectParsers;
 import dev.sqloop.parse.ParsedQuery;
@@ -121,6 +122,9 @@ public final class StaticValidator {
     }
 
     public static List<Issue> validate(String sql, ValidationTarget target, NlConstraints constraints) {
+        // another dialect's syntax (TOP n, backticks, LIMIT a, b, ::) named with this one's equivalent, in place of a
+        // parser's generic "syntax error at or near" or an engine round trip; a read-only violation still comes first
+        List<Issue> foreign = sql == null ? List.of() : ForeignConstructs.syntax(sql, target.dialect());
         ParsedQuery parsed;
         try {
             parsed = DialectParsers.forDialect(target.dialect()).parse(sql);
@@ -128,10 +132,12 @@ public final class StaticValidator {
             found.addAll(unjudged(AggregationCheck.check(parsed), found));
             found.addAll(ConstraintCheck.check(constraints, parsed));
             // Errors first: the first issue decides the repair strategy; hints only ride along.
-            List<Issue> issues = new ArrayList<>(found.stream().filter(Issue::error).toList());
+            List<Issue> issues = new ArrayList<>(foreign);
+            issues.addAll(found.stream().filter(Issue::error).toList());
             issues.addAll(found.stream().filter(Issue::hint).toList());
             return List.copyOf(issues);
         } catch (SqlRejection r) {
+            if (r.category() == ErrorCategory.SYNTAX_ERROR && !foreign.isEmpty()) return foreign;
             String identifier = r.identifier();
             String message = r.getMessage();
             if (r.category() == ErrorCategory.SYNTAX_ERROR && identifier == null) {

@@ -29,11 +29,26 @@ public final class AggregationCheck {
             + "|percentile_disc|percentile_approx|mode|corr|covar_pop|covar_samp|json_agg|jsonb_agg|bit_and|bit_or)\\s*\\(");
     private static final Pattern WORD = Pattern.compile("[a-z_][a-z0-9_]*");
 
+    /** The messages' heads, which the repair's strategy recognises (CorrectionStrategy). */
+    public static final String AGGREGATE_IN_WHERE = "aggregate function in WHERE";
+    public static final String WINDOW_IN_WHERE = "window function in WHERE";
+
     private AggregationCheck() {}
 
     public static List<Issue> check(ParsedQuery query) {
         List<Issue> issues = new ArrayList<>();
         Set<String> reported = new HashSet<>();
+        for (QueryScope scope : query.scopes()) {
+            for (QueryScope.WhereMisuse m : scope.whereMisuses()) {
+                if (!reported.add("where:" + m.function())) continue;
+                issues.add(new Issue(SchemaCheck.STAGE, ErrorCategory.AGGREGATION_ERROR, m.window()
+                        ? WINDOW_IN_WHERE + ": " + m.text() + " — WHERE chooses rows before window functions see them; compute it in"
+                          + " a subquery or CTE and filter on it in the outer query"
+                        : AGGREGATE_IN_WHERE + ": " + m.text() + " — WHERE filters rows before they are grouped; move the condition"
+                          + " to HAVING after GROUP BY, or compute the aggregate in a subquery and filter outside it",
+                        m.function(), List.of()));
+            }
+        }
         for (QueryScope scope : query.scopes()) {
             QueryScope.Grouping g = scope.grouping();
             if (g == null || g.keys().contains(null)) continue;

@@ -192,6 +192,15 @@ public final class SchemaCheck {
             Set<String> near = new java.util.TreeSet<>(listed);
             if (!known.isEmpty()) near.retainAll(known);
             near.addAll(extraFunctions);
+            String equivalent = ForeignConstructs.equivalent(query.dialect(), f);
+            if (equivalent != null) {
+                // another dialect's function: name what this one writes instead, the evidence a repair needs
+                String head = equivalent.contains("(") ? equivalent.substring(0, equivalent.indexOf('(')).strip() : equivalent;
+                add(ErrorCategory.UNSUPPORTED_FUNCTION, "function " + f + "() is not " + query.dialect().displayName()
+                        + "'s (it is another engine's): " + query.dialect().displayName() + " writes " + equivalent, f,
+                        head.matches("[A-Za-z_][A-Za-z0-9_]*") ? List.of(head) : List.of());
+                continue;
+            }
             add(ErrorCategory.UNSUPPORTED_FUNCTION, engineHas ? FunctionPolicy.unlistedReason(query.dialect(), f)
                     : "function " + f + "() does not exist in " + query.dialect().displayName(), f, NearNames.of(f, near));
         }

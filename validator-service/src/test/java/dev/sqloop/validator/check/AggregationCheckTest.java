@@ -66,4 +66,29 @@ class AggregationCheckTest {
         // DuckDB and Spark group by every non-aggregate item: the legitimate-query corpus holds such a query
         assertEquals(List.of(), check(d, "SELECT status, count(*) AS n FROM orders GROUP BY ALL ORDER BY n DESC"));
     }
+
+    @ParameterizedTest
+    @EnumSource(value = Dialect.class, names = {"POSTGRES", "DUCKDB", "TRINO", "SPARKSQL", "HIVE"})
+    void shouldNameAnAggregateInWhereAndPointToHaving(Dialect d) throws Exception {
+        List<Issue> issues = check(d, "SELECT region, count(*) AS n FROM sales WHERE count(*) > 2 GROUP BY region");
+        assertEquals(1, issues.size(), issues.toString());
+        assertEquals(ErrorCategory.AGGREGATION_ERROR, issues.getFirst().category());
+        assertEquals("count", issues.getFirst().identifier());
+        assertTrue(issues.getFirst().message().startsWith(AggregationCheck.AGGREGATE_IN_WHERE)
+                && issues.getFirst().message().contains("HAVING"), issues.getFirst().message());
+        assertEquals(List.of(), check(d, "SELECT region FROM sales WHERE amount > (SELECT avg(amount) FROM sales) GROUP BY region"),
+                "an aggregate in a subquery of WHERE is its own block");
+        assertEquals(List.of(), check(d, "SELECT region, count(*) FROM sales GROUP BY region HAVING count(*) > 2"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Dialect.class, names = {"POSTGRES", "DUCKDB", "TRINO", "SPARKSQL", "HIVE"})
+    void shouldNameAWindowFunctionInWhereAndPointToASubquery(Dialect d) throws Exception {
+        List<Issue> issues = check(d, "SELECT id FROM sales WHERE row_number() OVER (ORDER BY amount DESC) <= 3");
+        assertEquals(1, issues.size(), issues.toString());
+        assertTrue(issues.getFirst().message().startsWith(AggregationCheck.WINDOW_IN_WHERE)
+                && issues.getFirst().message().contains("subquery"), issues.getFirst().message());
+        assertEquals(List.of(), check(d, "SELECT id FROM (SELECT id, row_number() OVER (ORDER BY amount DESC) AS r FROM sales) t"
+                + " WHERE r <= 3"));
+    }
 }
