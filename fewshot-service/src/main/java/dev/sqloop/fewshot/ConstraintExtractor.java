@@ -19,7 +19,10 @@ public final class ConstraintExtractor {
             Map.entry("eight", 8), Map.entry("nine", 9), Map.entry("ten", 10), Map.entry("twenty", 20),
             Map.entry("fifty", 50), Map.entry("hundred", 100));
 
-    private static final Pattern COUNT = Pattern.compile("\\b(how many|number of|count|counts|counting)\\b");
+    // "the phone number of the salesperson" names an identifier, not a count
+    private static final String NOT_AN_IDENTIFIER = "(?<!phone |account |serial |reference |tracking |invoice |order |flight |room |seat "
+            + "|part |model |version |street |house |registration |license |licence |id )";
+    private static final Pattern COUNT = Pattern.compile("\\b(how many|" + NOT_AN_IDENTIFIER + "number of|count|counts|counting)\\b");
     private static final Pattern AVG = Pattern.compile("\\b(average|avg|mean)\\b");
     // "by total price" names an ordering key, not a sum (it blocked the demo's "largest order by total price")
     private static final Pattern SUM = Pattern.compile("(?<!\\bby )\\btotal\\b|\\b(sum|summed|combined)\\b");
@@ -29,16 +32,27 @@ public final class ConstraintExtractor {
     private static final Pattern DESC = Pattern.compile("\\b(top|highest|most|largest|biggest|greatest|best|maximum|descending|desc|latest|newest|longest)\\b");
     private static final Pattern ASC = Pattern.compile("\\b(lowest|least|fewest|smallest|bottom|worst|cheapest|ascending|asc|earliest|oldest|shortest)\\b");
     private static final Pattern SORTED = Pattern.compile("\\b(sorted|ordered|order by|sort by|rank|ranked|in order)\\b");
-    private static final Pattern LIMIT = Pattern.compile("\\b(?:top|first|last|bottom|limit(?: to)?|only)\\s+" + NUMBER + "\\b"
+    // "the last 10 years", "the first 6 months" name a time window, not a number of rows
+    private static final String NOT_TIME = "(?!\\s+(?:calendar\\s+|business\\s+)?(?:second|minute|hour|day|week|month|quarter|year)s?\\b)";
+    private static final Pattern LIMIT = Pattern.compile("\\b(?:top|first|last|bottom|limit(?: to)?|only)\\s+" + NUMBER + "\\b" + NOT_TIME
             + "|\\b" + NUMBER + "\\s+(?:most|least|highest|lowest|largest|smallest|best|worst|biggest)\\b");
-    private static final Pattern DISTINCT = Pattern.compile("\\b(unique|distinct|different)\\b");
+    // "different" is too often "across different courses" to mean DISTINCT
+    private static final Pattern DISTINCT = Pattern.compile("\\b(unique|distinct)\\b");
+    /** An order the question spells out wins over its superlatives ("the longest …, sorted in ascending order"). */
+    private static final Pattern EXPLICIT_DESC = Pattern.compile("\\b(descending|desc|highest to lowest|largest to smallest|most to least)\\b");
+    private static final Pattern EXPLICIT_ASC = Pattern.compile("\\b(ascending|asc|lowest to highest|smallest to largest|least to most)\\b");
 
     public NlConstraints extract(String question) {
         String q = question == null ? "" : Whitespace.collapse(question.toLowerCase(Locale.ROOT));
         String aggregation = aggregation(q);
         boolean groupBy = GROUP.matcher(q).find();
         Integer limit = limit(q);
-        String direction = null;
+        String direction = explicitDirection(q);
+        String subject = aggregation == null ? null : subject(q);
+        if (direction != null) {
+            return new NlConstraints(aggregation, groupBy ? Boolean.TRUE : null, direction, limit,
+                    DISTINCT.matcher(q).find() ? Boolean.TRUE : null, subject);
+        }
         // "the highest" etc. name an ordering; "maximum" alone is an aggregate unless a limit asks for rows
         boolean desc = DESC.matcher(q).find() && !(aggregation != null && aggregation.equals("max") && limit == null);
         boolean asc = ASC.matcher(q).find() && !(aggregation != null && aggregation.equals("min") && limit == null);
@@ -48,7 +62,25 @@ public final class ConstraintExtractor {
                 < ASC.matcher(q).results().findFirst().orElseThrow().start() ? "desc" : "asc";
         else if (SORTED.matcher(q).find()) direction = "asc";
         boolean distinct = DISTINCT.matcher(q).find();
-        return new NlConstraints(aggregation, groupBy ? Boolean.TRUE : null, direction, limit, distinct ? Boolean.TRUE : null);
+        return new NlConstraints(aggregation, groupBy ? Boolean.TRUE : null, direction, limit, distinct ? Boolean.TRUE : null, subject);
+    }
+
+    private static final Pattern SUBJECT = Pattern.compile("\\b(?:how many|" + NOT_AN_IDENTIFIER + "number of|count of|average|avg|mean|total|sum of|maximum|max|"
+            + "minimum|min|highest|lowest)\\s+(?:the\\s+|of\\s+|number of\\s+)*([a-z][a-z_]+)");
+
+    /** The noun after the aggregate's word: what a stored column may already count or measure. */
+    private static String subject(String q) {
+        Matcher m = SUBJECT.matcher(q);
+        return m.find() ? m.group(1) : null;
+    }
+
+    private static String explicitDirection(String q) {
+        Matcher d = EXPLICIT_DESC.matcher(q);
+        Matcher a = EXPLICIT_ASC.matcher(q);
+        boolean desc = d.find();
+        boolean asc = a.find();
+        if (desc && asc) return d.start() < a.start() ? "desc" : "asc";
+        return desc ? "desc" : asc ? "asc" : null;
     }
 
     private static String aggregation(String q) {

@@ -24,7 +24,10 @@ class ConstraintExtractorTest {
             Which author has the most publications?                  | -     | -    | desc | -  | -
             List unique cities of our customers                      | -     | -    | -    | -  | true
             How many distinct authors are there?                     | count | -    | -    | -  | true
-            List the different cuisines                              | -     | -    | -    | -  | true
+            List the different cuisines                              | -     | -    | -    | -  | -
+            How many students graduated in the last 10 years?        | count | -    | -    | -  | -
+            Orders of the past 6 months, top 3 by amount             | -     | -    | desc | 3  | -
+            The longest flights, sorted in ascending order           | -     | -    | asc  | -  | -
             Show customers sorted by name                            | -     | -    | asc  | -  | -
             Top ten restaurants with the highest rating per city     | -     | true | desc | 10 | -
             five most expensive cars                                 | -     | -    | desc | 5  | -
@@ -34,7 +37,16 @@ class ConstraintExtractorTest {
             """)
     void shouldExtractTheConstraintDictionary(String question, String agg, Boolean groupBy, String direction,
                                               Integer limit, Boolean distinct) {
-        assertEquals(new NlConstraints(agg, groupBy, direction, limit, distinct), extractor.extract(question), question);
+        NlConstraints got = extractor.extract(question);
+        assertEquals(new NlConstraints(agg, groupBy, direction, limit, distinct, got.subject()), got, question);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "How many stops do they have?|stops", "What is the number of citations per author?|citations",
+            "What is the maximum range of each aircraft?|range", "Average order value for each customer|order"})
+    void shouldNameWhatTheAggregateIsAbout(String question, String subject) {
+        assertEquals(subject, extractor.extract(question).subject(), question);
     }
 
     @Test

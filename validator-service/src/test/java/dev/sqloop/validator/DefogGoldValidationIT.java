@@ -235,6 +235,8 @@ class DefogGoldValidationIT {
                     && !i.message().contains("values are compared exactly")), "an NL heuristic failed gold #" + q.index() + ": " + issues);
         }
         System.out.printf("%s: %d/120 gold queries pass with hints only (hints never refuse)%n", engine, hinted);
+        // issue 46: a hint on correct SQL is noise in traces, the review console and any repair it rides along; at most 2 %
+        assertTrue(hinted <= 2, engine + ": " + hinted + "/120 correct gold queries carry a hint (at most 2)");
         refused.forEach((i, why) -> System.out.println(engine + " gold #" + i + " refused: " + why + "\n    " + sql.apply(questions.get(i))));
         double passRate = 1.0 - (double) refused.size() / questions.size();
         System.out.printf("%s: validator passed %d/%d gold queries (%.1f %%)%n", engine, questions.size() - refused.size(),

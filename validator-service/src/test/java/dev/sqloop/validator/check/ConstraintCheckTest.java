@@ -94,4 +94,23 @@ class ConstraintCheckTest {
         assertEquals(List.of(), check(Dialect.DUCKDB, NlConstraints.NONE, "SELECT status FROM orders GROUP BY status"));
         assertEquals(List.of(), check(Dialect.DUCKDB, null, "SELECT 1"));
     }
+
+    /** The precision rules behind issue 46's "≤ 2 % of correct gold queries carry a hint", each with its recall case. */
+    @Test
+    void shouldNotHintWhereTheSqlAnswersTheQuestionAnotherWay() throws SqlRejection {
+        Dialect d = Dialect.POSTGRES;
+        NlConstraints count = new NlConstraints("count", null, null, null, null, "citations");
+        assertEquals(List.of(), check(d, count, "SELECT title, citation_num FROM publication ORDER BY citation_num DESC"),
+                "a stored count answers 'the number of citations'");
+        assertEquals(1, check(d, new NlConstraints("count", null, null, null, null, "orders"), "SELECT order_id FROM orders").size(),
+                "an id column is what a count counts, not the count");
+        NlConstraints perGroup = new NlConstraints(null, true, null, null, null);
+        assertEquals(List.of(), check(d, perGroup, "SELECT course_id, clear / good AS ratio FROM course_scores"),
+                "a row per course needs no GROUP BY");
+        assertEquals(1, check(d, perGroup, "SELECT course_id, count(*) FROM enrolment").size(), "an aggregate without GROUP BY still does");
+        NlConstraints latest = new NlConstraints(null, null, "desc", null, null);
+        assertEquals(List.of(), check(d, latest, "SELECT id FROM cars WHERE snapshot = (SELECT max(snapshot) FROM inventory)"),
+                "a superlative answered by MAX needs no ORDER BY");
+        assertEquals(1, check(d, latest, "SELECT id FROM cars").size());
+    }
 }
