@@ -23,6 +23,7 @@ import java.util.Optional;
  * is {@code previousSql}, and the error is the previous attempt's first issue ({@code previousIssues}).
  * A captured example is published on {@code examples}, owned by the tenant whose question it answered and visible
  * to that tenant only (its id includes the owner: two tenants capturing the same question get two examples).
+ * A question submitted with capture off ({@link QuestionTask#capture()}, as eval submits) is not captured at all.
  */
 public final class CaptureStage extends AbstractStage<QuestionTask> {
     public static final String NAME = "capture";
@@ -54,6 +55,8 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
     @Override
     public Outcome process(QuestionTask task) {
         float[] retrieved = vectors.take(task.questionId(), task.question()); // taken whatever happens next: nothing stays behind
+        // an evaluation's question: neither the example nor an error->fix pair, so every run it compares reads the same memory
+        if (!task.capturable()) return Outcome.drop("capture off");
         if (task.sql() == null || task.sql().isBlank()) return Outcome.drop("no sql");
         if (config.captureRequireRows() && (task.execution() == null || task.execution().rowCount() <= 0)) {
             return Outcome.drop("no rows returned");

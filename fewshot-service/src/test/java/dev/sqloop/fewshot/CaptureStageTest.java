@@ -172,6 +172,24 @@ class CaptureStageTest {
         }
     }
 
+    /** A question submitted with capture off (as eval submits every one) leaves the memory as it was: no example, no fix. */
+    @Test
+    void shouldCaptureNothingOfAQuestionSubmittedWithCaptureOff() {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
+            CaptureStage capture = new CaptureStage(TestModel.embedder(), store, FewshotConfig.defaults(), metrics, Clock.systemUTC());
+            Outcome off = capture.process(repaired("q-1", "How many orders?", "column ordr_id not found", "SELECT count(order_id) FROM orders")
+                    .withCapture(false));
+            assertEquals(0, store.count(), "no example: " + off);
+            assertEquals(0, store.countFixes(), "no error->fix pair");
+            var counted = registry.find(Metrics.FEWSHOT_CAPTURES).counter();
+            assertTrue(counted == null || counted.count() == 0, "no capture counted");
+            capture.process(repaired("q-2", "How many orders?", "column ordr_id not found", "SELECT count(order_id) FROM orders")
+                    .withCapture(true));
+            assertEquals(1, store.count(), "capture on (the default) stores it");
+            assertEquals(1, store.countFixes());
+        }
+    }
+
     private static QuestionTask repaired(String id, String question, String error, String fixed) {
         return QuestionTask.create(id, "t", "shop", question, 3, Instant.now()).withSql("SELECT count(ordr_id) FROM orders", null)
                 .withIssues(List.of(Issue.of("execute", ErrorCategory.COLUMN_NOT_FOUND, error)))

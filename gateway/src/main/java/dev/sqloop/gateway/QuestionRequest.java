@@ -26,7 +26,12 @@ public record QuestionRequest(
                 + "line), scoped to the batch") String clientId,
         @Schema(description = "the caller's own labels, carried with the question and its result (a number or boolean "
                 + "value is accepted and kept as its text)") @From(SchemaKeywords.METADATA)
-        Map<String, String> metadata) {
+        Map<String, String> metadata,
+        @Schema(minLength = 1, description = "what the asker says with the question (a definition, a convention), shown to the LLM "
+                + "beside it on every attempt; at most SQLOOP_GATEWAY_MAX_QUESTION_CHARS") @From(SchemaKeywords.QUESTION_CHARS)
+        String instructions,
+        @Schema(description = "false: a success is not captured into the example memory (eval leaves memory as it found it); "
+                + "absent: captured") Boolean capture) {
     static final int MAX_METADATA_ENTRIES = 32;
     static final int MAX_METADATA_KEY_CHARS = 100;
     static final int MAX_METADATA_VALUE_CHARS = 1000;
@@ -84,6 +89,26 @@ public record QuestionRequest(
                 metadata.put(e.getKey(), e.getValue().asText());
             });
         }
-        return new QuestionRequest(question, ds.asText(), maxAttempts, clientId, metadata);
+        String instructions = null;
+        JsonNode in = node.get("instructions");
+        if (in != null && !in.isNull()) {
+            if (!in.isTextual()) throw ApiError.badRequest("instructions must be a string", "instructions");
+            instructions = in.asText().strip();
+            // instructions go into the prompt beside the question: the same bounds as the question
+            if (instructions.length() > config.maxQuestionChars()) {
+                throw ApiError.badRequest("instructions are longer than " + config.maxQuestionChars() + " characters", "instructions");
+            }
+            if (instructions.chars().anyMatch(c -> c < 0x20 && c != '\n' && c != '\t' && c != '\r')) {
+                throw ApiError.badRequest("instructions contain control characters", "instructions");
+            }
+            if (instructions.isEmpty()) instructions = null;
+        }
+        Boolean capture = null;
+        JsonNode cap = node.get("capture");
+        if (cap != null && !cap.isNull()) {
+            if (!cap.isBoolean()) throw ApiError.badRequest("capture must be true or false", "capture");
+            capture = cap.asBoolean();
+        }
+        return new QuestionRequest(question, ds.asText(), maxAttempts, clientId, metadata, instructions, capture);
     }
 }

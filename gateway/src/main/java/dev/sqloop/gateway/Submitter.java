@@ -63,7 +63,9 @@ final class Submitter {
         // the dialect is resolved here, once: every stage reads it from the task (QuestionRequest refused unknown datasources)
         return QuestionTask.create(questionId, tenant, r.datasource(), r.question(), r.maxAttempts(), now)
                 .withDialect(config.datasources().get(r.datasource()))
-                .withBatch(batchId, now.plus(config.questionTimeout()), r.metadata());
+                .withBatch(batchId, now.plus(config.questionTimeout()), r.metadata())
+                .withInstructions(r.instructions())
+                .withCapture(r.capture());
     }
 
     /**

@@ -8,7 +8,8 @@ import dev.sqloop.common.message.QuestionTask;
 /**
  * Builds the generation prompt. System part: dialect hint, the linked schema carried in the message, rules,
  * similar examples, then the answer format. User part: the question, or on a retry the repair worker's
- * correction prompt (which already names the question).
+ * correction prompt (which already names the question), followed on every attempt by the instructions the asker
+ * gave with the question, if any: they are part of what is asked (the gold of an evaluation was written to them).
  */
 public final class PromptBuilder {
     /** Examples beyond this add tokens without adding much; the retriever usually sends 3-5. */
@@ -43,8 +44,13 @@ public final class PromptBuilder {
                 ? "Answer with a JSON object {\"sql\": \"<the query>\"} and nothing else."
                 : "Answer with the query in one ```sql fenced block and nothing else.");
         boolean correction = task.attempt() > 1 && task.correctionPrompt() != null && !task.correctionPrompt().isBlank();
-        return new LlmClient.Prompt(s.toString(), correction ? task.correctionPrompt() : task.question(), task.attempt() > 1);
+        String user = correction ? task.correctionPrompt() : task.question();
+        if (task.instructions() != null) user = user + "\n\n" + INSTRUCTIONS + task.instructions().strip();
+        return new LlmClient.Prompt(s.toString(), user, task.attempt() > 1);
     }
+
+    /** What introduces the asker's instructions after the question in the user part. */
+    public static final String INSTRUCTIONS = "Instructions for this question: ";
 
     private static void appendExample(StringBuilder s, Example e) {
         s.append("Q: ").append(e.question().strip()).append('\n').append("SQL: ").append(e.sql().strip()).append('\n');

@@ -47,4 +47,18 @@ class PromptBuilderTest {
         assertTrue(p.user().startsWith("Failed SQL:"), p.user());
         assertTrue(p.system().startsWith("Write Trino SQL"), "the system part stays the same on a retry");
     }
+
+    @Test
+    void shouldShowTheAskersInstructionsAfterTheQuestionOnEveryAttempt() {
+        String instructions = "Always filter names using ILIKE with percent sign wildcards";
+        QuestionTask first = Tasks.fresh("warehouse").withInstructions(instructions);
+        LlmClient.Prompt p = new PromptBuilder(true).build(first, Dialect.TRINO);
+        assertEquals(Tasks.QUESTION + "\n\n" + PromptBuilder.INSTRUCTIONS + instructions, p.user());
+        QuestionTask retry = Tasks.failed(1, null, "SELECT regionn FROM sales", Tasks.issue(ErrorCategory.COLUMN_NOT_FOUND, "x"))
+                .withInstructions(instructions).nextAttempt("Failed SQL:\nSELECT regionn FROM sales\n\nFix and regenerate for: \"" + Tasks.QUESTION + "\"");
+        String user = new PromptBuilder(true).build(retry, Dialect.TRINO).user();
+        assertTrue(user.startsWith("Failed SQL:") && user.endsWith(PromptBuilder.INSTRUCTIONS + instructions), user);
+        assertEquals(Tasks.QUESTION, new PromptBuilder(true).build(Tasks.fresh("warehouse").withInstructions("  "), Dialect.TRINO).user(),
+                "blank instructions are none");
+    }
 }

@@ -18,6 +18,8 @@ import java.util.Objects;
  *     SQL the engine rejected, prose); null on success
  * @param maxAttempts the question's attempt budget (0 in a result from a producer older than this field)
  * @param round the retry round that produced this result (0: the question as submitted); see {@link QuestionTask#round()}
+ * @param instructions, capture as the question was submitted ({@link QuestionTask#instructions()},
+ *        {@link QuestionTask#capture()}): a retry asks the same question
  */
 public record QuestionResult(
         int schemaVersion,
@@ -41,7 +43,9 @@ public record QuestionResult(
         Instant completedAt,
         Map<String, String> metadata,
         int maxAttempts,
-        int round) implements Message {
+        int round,
+        String instructions,
+        Boolean capture) implements Message {
 
     public static final String SUCCEEDED = "succeeded";
     public static final String FAILED = "failed";
@@ -76,7 +80,7 @@ public record QuestionResult(
         return new QuestionResult(CURRENT_SCHEMA_VERSION, t.questionId(), t.tenant(), t.batchId(), t.datasource(),
                 t.question(), status, reason, category, message, SUCCEEDED.equals(status) ? t.sql() : null,
                 SUCCEEDED.equals(status) ? null : t.sql(), t.attempt(), t.issues(), t.execution(),
-                t.usage(), t.timings(), t.submittedAt(), now, t.metadata(), t.maxAttempts(), t.round());
+                t.usage(), t.timings(), t.submittedAt(), now, t.metadata(), t.maxAttempts(), t.round(), t.instructions(), t.capture());
     }
 
     public boolean succeeded() {

@@ -20,6 +20,10 @@ import java.util.Objects;
  *                       after a repair still tells which error it fixed (the error→fix memory learns from it)
  * @param round 0 for the question as submitted; a retry of the failed question (after an LLM or warehouse outage)
  *              runs it again from attempt 1 at a higher round, and the gateway keeps only the newest round's result
+ * @param instructions what the asker says with the question (defog's "filter names using ILIKE", which tables to
+ *                     join): part of the question, shown to the LLM beside it; null when none
+ * @param capture false when the success must not be captured into the example memory (an evaluation, which must
+ *                leave the memory as it found it); null or true: captured as usual
  */
 public record QuestionTask(
         int schemaVersion,
@@ -45,7 +49,9 @@ public record QuestionTask(
         Map<String, String> metadata,
         List<Issue> previousIssues,
         Dialect dialect,
-        int round) implements Message {
+        int round,
+        String instructions,
+        Boolean capture) implements Message {
 
     public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
@@ -64,6 +70,7 @@ public record QuestionTask(
         timings = timings == null ? Map.of() : Map.copyOf(timings);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
         previousIssues = previousIssues == null ? List.of() : List.copyOf(previousIssues);
+        instructions = instructions == null || instructions.isBlank() ? null : instructions;
     }
 
     private static void requireText(String value, String name) {
@@ -74,7 +81,7 @@ public record QuestionTask(
     public static QuestionTask create(String questionId, String tenant, String datasource, String question,
                                       int maxAttempts, Instant submittedAt) {
         return new QuestionTask(CURRENT_SCHEMA_VERSION, questionId, tenant, null, datasource, question, 1, maxAttempts,
-                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null, null, 0);
+                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null, null, 0, null, null);
     }
 
     @Override
@@ -107,33 +114,52 @@ public record QuestionTask(
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline.plus(java.time.Duration.between(submittedAt, now)), examples, linkedSchema,
                 constraints, sql, previousSql, issues, correctionPrompt, execution, usage, timings, metadata,
-                previousIssues, dialect, round);
+                previousIssues, dialect, round, instructions, capture);
     }
 
     /** The same question at retry round {@code round}. */
     public QuestionTask withRound(int round) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+    }
+
+    /** The question with the instructions its asker gave (null: none). */
+    public QuestionTask withInstructions(String instructions) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+    }
+
+    /** The question with capture into the example memory allowed or not (null: as usual). */
+    public QuestionTask withCapture(Boolean capture) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+    }
+
+    /** Whether a success of this question may be captured into the example memory. */
+    public boolean capturable() {
+        return !Boolean.FALSE.equals(capture);
     }
 
     /** The datasource's dialect, as the gateway resolved it. */
     public QuestionTask withDialect(Dialect dialect) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
     }
 
     public QuestionTask withBatch(String batchId, Instant deadline, Map<String, String> metadata) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
     }
 
     public QuestionTask withContext(List<Example> examples, LinkedSchema linkedSchema, NlConstraints constraints) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
     }
 
     /**
@@ -144,26 +170,26 @@ public record QuestionTask(
     public QuestionTask withSql(String sql, TokenUsage spent) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), null,
-                null, usage.plus(spent), timings, metadata, previousIssues, dialect, round);
+                null, usage.plus(spent), timings, metadata, previousIssues, dialect, round, instructions, capture);
     }
 
     public QuestionTask withIssues(List<Issue> issues) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
     }
 
     public QuestionTask withExecution(Execution execution) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
     }
 
     /** The next attempt: attempt+1, the failed SQL becomes {@code previousSql}, the correction prompt is set. */
     public QuestionTask nextAttempt(String correctionPrompt) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt + 1, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, null, sql, List.of(), correctionPrompt,
-                null, usage, timings, metadata, issues, dialect, round);
+                null, usage, timings, metadata, issues, dialect, round, instructions, capture);
     }
 
     /**
@@ -178,7 +204,7 @@ public record QuestionTask(
                 : new Execution(execution.columns(), execution.types(), execution.rowCount(), List.of(), execution.durationMillis());
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, null, null, null, sql, previousSql, issues, null,
-                counted, usage, timings, metadata, previousIssues, dialect, round);
+                counted, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
     }
 
     /** Adds time spent in a stage (summed over attempts). */
@@ -187,6 +213,6 @@ public record QuestionTask(
         t.merge(stage, millis, Long::sum);
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, t, metadata, previousIssues, dialect, round);
+                execution, usage, t, metadata, previousIssues, dialect, round, instructions, capture);
     }
 }
