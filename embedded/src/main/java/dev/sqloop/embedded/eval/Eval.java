@@ -49,9 +49,22 @@ public final class Eval {
 
     private Eval() {}
 
-    /** The outcome of one question in one configuration. */
-    public record Row(EvalCase c, int maxAttempts, String status, String reason, int attempts, String sql,
-                      String firstError, long tokens, Scorer.Score score) {}
+    /** Bumped when a score or a report figure changes meaning: a run directory of another version is not resumed. */
+    static final int REPORT_VERSION = 2;
+
+    /**
+     * The outcome of one question in one configuration.
+     *
+     * @param reason the pipeline's outcome ({@code first_attempt_success}, {@code max_attempts}, …)
+     * @param sql the final SQL (a success's); null on failure
+     * @param lastRejectedSql on failure, the last attempt's SQL (what was refused); null on success
+     * @param firstError the first error of attempt 1, or null when attempt 1 succeeded
+     */
+    public record Row(EvalCase c, int maxAttempts, String status, String reason, int attempts, String sql, String lastRejectedSql,
+                      FirstError firstError, long tokens, Scorer.Score score) {}
+
+    /** An error as a stage reported it: category (wire name), the stage that found it, and its message (engine text, validator reason). */
+    public record FirstError(String category, String stage, String message) {}
 
     public static int run(Args args) throws Exception {
         if (args.flag("help")) throw new Args.HelpRequested(usage());
@@ -224,8 +237,9 @@ public final class Eval {
         Map<String, EvalCase> byId = new LinkedHashMap<>();
         cases.forEach(c -> byId.put(c.id(), c));
         RunState state = RunState.read(out);
-        state.options(String.format(java.util.Locale.ROOT, "llm=%s faults=%s seed=%d ts=%d gateway=%s",
-                options.llm() == null ? "configured" : options.llm(), options.faults(), options.seed(), options.tsCopies(), options.gateway()), out);
+        state.options(String.format(java.util.Locale.ROOT, "llm=%s faults=%s seed=%d ts=%d gateway=%s report=%d",
+                options.llm() == null ? "configured" : options.llm(), options.faults(), options.seed(), options.tsCopies(), options.gateway(),
+                REPORT_VERSION), out);
         state.write(out);
         Path log = out.resolve(QUESTIONS);
         List<Row> rows = EvalReport.readRows(log, byId, configs);
@@ -252,11 +266,14 @@ public final class Eval {
                 Map<String, Long> metrics;
                 try {
                     metrics = runConfig(cases, missing, maxAttempts, settings, out.resolve("max-attempts-" + maxAttempts),
-                        options, scorer, interrupt, (c, r) -> {
+                        options, scorer, interrupt, state, (c, r) -> {
                             String sql = r.hasNonNull("sql") ? r.get("sql").asText() : null;
+                            JsonNode fe = r.path("firstError");
                             Row row = new Row(c, maxAttempts, r.path("status").asText(), r.path("reason").asText(), r.path("attempts").asInt(),
-                                    sql, r.path("firstError").asText(null), r.path("usage").path("inputTokens").asLong()
-                                    + r.path("usage").path("outputTokens").asLong(), scorer.score(c, sql));
+                                    sql, r.hasNonNull("lastRejectedSql") ? r.get("lastRejectedSql").asText() : null,
+                                    fe.isObject() ? new FirstError(fe.path("category").asText(), fe.path("stage").asText(null), fe.path("message").asText(null)) : null,
+                                    r.path("usage").path("inputTokens").asLong() + r.path("usage").path("outputTokens").asLong(),
+                                    scorer.score(c, sql));
                             rows.add(row);
                             appender.write(EvalReport.line(row, datasources));
                             appender.newLine();
@@ -279,7 +296,7 @@ public final class Eval {
                 rows.stream().filter(r -> r.maxAttempts() == m && r.c().id().equals(c.id())).findFirst().ifPresent(ordered::add);
             }
         }
-        EvalReport report = new EvalReport(cases, configs, ordered, state.seconds(), datasources, state.outcomes(),
+        EvalReport report = new EvalReport(cases, configs, ordered, state.seconds(), datasources, state.outcomes(), state.memory(),
                 cases.size() * configs.size() - ordered.size());
         report.write(out);
         return report;
@@ -298,11 +315,13 @@ public final class Eval {
      * @return what the pipeline's own metrics counted by outcome in this run (in-process; null against a gateway)
      */
     private static Map<String, Long> runConfig(List<EvalCase> cases, List<EvalCase> missing, int maxAttempts, Map<String, String> settings,
-                                               Path dir, Options options, Scorer scorer, Interrupt interrupt, ResultSink sink)
+                                               Path dir, Options options, Scorer scorer, Interrupt interrupt, RunState state, ResultSink sink)
             throws Exception {
         Files.createDirectories(dir);
         if (options.gateway() != null) {
-            collect(new GatewayClient(options.gateway(), options.apiKey()), missing, maxAttempts, dir, interrupt, sink);
+            Memory memory = new Memory(state, maxAttempts, "the gateway at " + options.gateway() + " (the examples its API key's tenant sees)",
+                    cases);
+            collect(new GatewayClient(options.gateway(), options.apiKey()), missing, maxAttempts, dir, interrupt, memory, sink);
             return null;
         }
         Map<String, String> s = new HashMap<>(settings);
@@ -312,19 +331,23 @@ public final class Eval {
         try {
             if ("simulated".equals(options.llm())) {
                 Map<String, String> gold = new LinkedHashMap<>();
-                // the oracle answers with an accepted gold form this engine runs
-                cases.forEach(c -> gold.put(c.question(), scorer.firstRunnable(c)));
-                String dialect = Datasources.dialectsFromEnv(new EnvConfig(s)).values().stream().findFirst()
-                        .map(d -> d.wireName()).orElse("postgres");
+                Map<String, String> dialects = new LinkedHashMap<>();
+                var dialectOf = Datasources.dialectsFromEnv(new EnvConfig(s));
+                // the oracle answers with an accepted gold form this engine runs, and makes its mistakes in the question's dialect
+                cases.forEach(c -> {
+                    gold.put(c.question(), scorer.firstRunnable(c));
+                    if (dialectOf.containsKey(c.datasource())) dialects.put(c.question(), dialectOf.get(c.datasource()).wireName());
+                });
                 Map<Fault, Double> mix = "none".equals(options.faults()) ? Map.of(Fault.NONE, 1.0) : DemoBatch.faultMix();
-                llm = SimulatedLlm.start(new OracleResponder(gold, mix, dialect, options.seed()), options.seed());
+                llm = SimulatedLlm.start(new OracleResponder(gold, mix, "postgres", options.seed()).withDialects(dialects), options.seed());
                 if (!options.llmLatency().isZero()) llm.faults().latency(Latency.fixed(options.llmLatency()));
                 s.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
                 s.putIfAbsent("SQLOOP_LLM_MODEL", "simulated");
             }
             EmbeddedPipeline pipeline = EmbeddedPipeline.serve(dir.resolve("data"), s);
             try {
-                collect(new GatewayClient(pipeline.gatewayUrl(), null), missing, maxAttempts, dir, interrupt, sink);
+                collect(new GatewayClient(pipeline.gatewayUrl(), null), missing, maxAttempts, dir, interrupt,
+                        new Memory(state, maxAttempts, inProcessStore(s, dir.resolve("data")), cases), sink);
             } finally {
                 pipeline.close();
             }
@@ -335,17 +358,58 @@ public final class Eval {
         }
     }
 
+    /**
+     * Where one configuration records the example memory it had: the examples visible before its first question (once,
+     * by the run that starts it) and after its last result.
+     */
+    private record Memory(RunState state, int maxAttempts, String store, List<EvalCase> cases) {
+        void start(GatewayClient client) throws Exception {
+            if (state.memory().containsKey(maxAttempts)) return; // a resumed run: the start is the first run's
+            state.memory(maxAttempts, new EvalMemory(store, EvalMemory.read(client, datasources()), null));
+        }
+
+        void end(GatewayClient client) throws Exception {
+            state.memory(maxAttempts, state.memory().get(maxAttempts).ended(EvalMemory.read(client, datasources())));
+        }
+
+        private Set<String> datasources() {
+            Set<String> out = new java.util.TreeSet<>();
+            cases.forEach(c -> out.add(c.datasource()));
+            return out;
+        }
+    }
+
+    /** The example store an in-process configuration reads, as its settings choose it. */
+    private static String inProcessStore(Map<String, String> settings, Path dataDir) {
+        if ("qdrant".equalsIgnoreCase(settings.getOrDefault("SQLOOP_FEWSHOT_STORE", "lucene"))) {
+            return "Qdrant at " + settings.getOrDefault("SQLOOP_FEWSHOT_QDRANT_HOST", "localhost") + ":"
+                    + settings.getOrDefault("SQLOOP_FEWSHOT_QDRANT_PORT", "6334") + " (SQLOOP_FEWSHOT_QDRANT_*)";
+        }
+        String path = settings.get("SQLOOP_FEWSHOT_LUCENE_PATH");
+        return path != null ? "the Lucene store at " + path + " (SQLOOP_FEWSHOT_LUCENE_PATH)"
+                : "this configuration's own store at " + dataDir.resolve("examples") + " (new for the run: empty unless resumed)";
+    }
+
     private static void collect(GatewayClient client, List<EvalCase> missing, int maxAttempts, Path dir, Interrupt interrupt,
-                                ResultSink sink) throws Exception {
+                                Memory memory, ResultSink sink) throws Exception {
         if (interrupt.requested()) return; // Ctrl-C while the pipeline started: send nothing
+        memory.start(client);
         Map<String, EvalCase> pending = new LinkedHashMap<>();
         missing.forEach(c -> pending.put(c.id(), c));
         String batchId = earlierBatch(client, dir, pending.keySet());
         if (batchId == null) {
             StringBuilder jsonl = new StringBuilder();
             for (EvalCase c : missing) {
-                jsonl.append(JsonCodec.encodeToString(Map.of("question", c.question(), "datasource", c.datasource(),
-                        "clientId", c.id(), "maxAttempts", maxAttempts, "metadata", Map.of("evalId", c.id())))).append('\n');
+                Map<String, Object> line = new LinkedHashMap<>();
+                line.put("question", c.question());
+                if (c.instructions() != null) line.put("instructions", c.instructions());
+                line.put("datasource", c.datasource());
+                line.put("clientId", c.id());
+                line.put("maxAttempts", maxAttempts);
+                // eval never writes memory: every configuration reads the examples as they stood when it began
+                line.put("capture", false);
+                line.put("metadata", Map.of("evalId", c.id()));
+                jsonl.append(JsonCodec.encodeToString(line)).append('\n');
             }
             Path batch = Files.writeString(dir.resolve("batch.jsonl"), jsonl);
             batchId = client.submitBatchFile(batch).get("batchId").asText();
@@ -368,7 +432,8 @@ public final class Eval {
                         EvalCase c = pending.get(r.path("metadata").path("evalId").asText());
                         if (c == null) continue;
                         JsonNode trace = client.getPatiently("/v1/questions/" + r.path("questionId").asText() + "/trace", Duration.ofSeconds(30));
-                        r.put("firstError", firstError(trace));
+                        FirstError first = firstError(trace, r);
+                        if (first != null) r.set("firstError", JsonCodec.mapper().valueToTree(first));
                         sink.accept(c, r);
                         pending.remove(c.id());
                     }
@@ -380,6 +445,7 @@ public final class Eval {
             interrupt.pause(Duration.ofSeconds(1));
         }
         bar.finish();
+        if (pending.isEmpty()) memory.end(client);
     }
 
     /** The batch an interrupted run submitted, if it holds every question still missing and the gateway knows it. */
@@ -411,13 +477,36 @@ public final class Eval {
         return out;
     }
 
-    /** The first error category of attempt 1 (the repair worker's event), or null when it succeeded. */
-    static String firstError(JsonNode trace) {
+    /** Messages are kept whole but for this: Spark's carry the server's stack trace (kilobytes) after the meaning. */
+    static final int MAX_ERROR_CHARS = 2000;
+
+    /**
+     * The first error of attempt 1 as the repair worker received it (its event in the trace), or null when attempt 1
+     * succeeded. A failed question without such an event (ended before the repair worker saw it) gives its result's
+     * first error instead.
+     */
+    static FirstError firstError(JsonNode trace, JsonNode result) {
         for (JsonNode e : trace.path("attempts")) {
-            if (e.path("attempt").asInt() != 1 || !"repair".equals(e.path("stage").asText())) continue;
-            for (JsonNode i : e.path("issues")) if (!i.path("hint").asBoolean()) return i.path("category").asText();
+            if (e.path("attempt").asInt() != 1 || !"repair".equals(e.path("stage").asText()) || e.path("round").asInt() != 0) continue;
+            for (JsonNode i : e.path("issues")) if (!i.path("hint").asBoolean()) return firstError(i);
+        }
+        if ("succeeded".equals(result.path("status").asText())) return null;
+        for (JsonNode i : result.path("issues")) if (!i.path("hint").asBoolean()) return firstError(i);
+        if (result.hasNonNull("errorCategory")) {
+            return new FirstError(result.get("errorCategory").asText(), null, clip(result.path("errorMessage").asText(null)));
         }
         return null;
+    }
+
+    private static FirstError firstError(JsonNode issue) {
+        return new FirstError(issue.path("category").asText(), issue.path("stage").asText(null), clip(issue.path("message").asText(null)));
+    }
+
+    private static String clip(String message) {
+        if (message == null) return null;
+        int trace = message.indexOf("\n\tat ");
+        String m = trace >= 0 ? message.substring(0, trace) : message;
+        return m.length() <= MAX_ERROR_CHARS ? m : m.substring(0, MAX_ERROR_CHARS - 1) + "…";
     }
 
     static String usage() {

@@ -16,14 +16,26 @@ import java.util.Map;
 
 /**
  * One evaluation question: its gold SQL (every accepted form, see {@link dev.sqloop.common.sql.GoldSql}), the sqloop datasource it runs on,
- * and its query category (for the breakdown).
+ * its query category (for the breakdown), and the instructions that come with the question (defog's {@code instructions}
+ * column: "filter names using ILIKE", which joins to use; the gold was written to them, so they reach the prompt).
+ *
+ * @param instructions null when the question has none
  */
-public record EvalCase(String id, String question, String gold, String datasource, String category) {
+public record EvalCase(String id, String question, String gold, String datasource, String category, String instructions) {
+    public EvalCase {
+        instructions = instructions == null || instructions.isBlank() ? null : instructions.strip();
+    }
+
+    /** A question without instructions. */
+    public EvalCase(String id, String question, String gold, String datasource, String category) {
+        this(id, question, gold, datasource, category, null);
+    }
 
     /**
-     * Reads a dataset by its extension: defog CSV ({@code question, query, db_name, query_category}), JSONL
+     * Reads a dataset by its extension: defog CSV ({@code question, query, db_name, query_category, instructions}), JSONL
      * ({@code question}, {@code gold_sql}/{@code sql}/{@code query}/{@code expected_sql}, {@code datasource}/{@code db_name},
-     * {@code category}, {@code id}) or YAML {@code cases: [{id, question, expected_sql, tags, datasource}]}.
+     * {@code category}, {@code id}, {@code instructions}) or YAML {@code cases: [{id, question, expected_sql, tags, datasource,
+     * instructions or notes}]}. Instructions (a YAML case's {@code notes} too) are part of the question: they go to the LLM.
      *
      * @param datasources the dataset's database name → sqloop datasource; a name not in it is used as is
      * @param fallback the datasource of rows that name none (may be null: such rows are an error)
@@ -40,7 +52,7 @@ public record EvalCase(String id, String question, String gold, String datasourc
                     Map<String, String> r = it.next();
                     out.add(of(out.size(), r.get("id"), r.get("question"), first(r.get("query"), r.get("gold_sql"), r.get("sql")),
                             first(r.get("db_name"), r.get("datasource")), first(r.get("query_category"), r.get("category")),
-                            datasources, fallback, file));
+                            r.get("instructions"), datasources, fallback, file));
                 }
             }
         } else if (name.endsWith(".jsonl") || name.endsWith(".ndjson")) {
@@ -50,7 +62,7 @@ public record EvalCase(String id, String question, String gold, String datasourc
                 out.add(of(out.size(), text(n, "id"), text(n, "question"),
                         first(text(n, "gold_sql"), text(n, "sql"), text(n, "query"), text(n, "expected_sql")),
                         first(text(n, "datasource"), text(n, "db_name")), first(text(n, "category"), text(n, "query_category")),
-                        datasources, fallback, file));
+                        text(n, "instructions"), datasources, fallback, file));
             }
         } else if (name.endsWith(".yaml") || name.endsWith(".yml")) {
             JsonNode root = new YAMLMapper().readTree(file.toFile());
@@ -59,7 +71,7 @@ public record EvalCase(String id, String question, String gold, String datasourc
             for (JsonNode c : cases) {
                 String category = c.path("tags").isArray() && !c.path("tags").isEmpty() ? c.path("tags").get(0).asText() : text(c, "category");
                 out.add(of(out.size(), text(c, "id"), text(c, "question"), text(c, "expected_sql"), text(c, "datasource"), category,
-                        datasources, fallback, file));
+                        first(text(c, "instructions"), text(c, "notes")), datasources, fallback, file));
             }
         } else {
             throw new IOException("cannot read " + file + ": expected .csv (defog), .jsonl or .yaml");
@@ -68,7 +80,7 @@ public record EvalCase(String id, String question, String gold, String datasourc
         return List.copyOf(out);
     }
 
-    private static EvalCase of(int index, String id, String question, String gold, String db, String category,
+    private static EvalCase of(int index, String id, String question, String gold, String db, String category, String instructions,
                                Map<String, String> datasources, String fallback, Path file) throws IOException {
         String where = file.getFileName() + " row " + (index + 1);
         if (question == null || question.isBlank()) throw new IOException(where + ": no question");
@@ -76,7 +88,7 @@ public record EvalCase(String id, String question, String gold, String datasourc
         String ds = db == null || db.isBlank() ? fallback : datasources.getOrDefault(db, db);
         if (ds == null) throw new IOException(where + ": no datasource (give the row one, or --datasource NAME)");
         return new EvalCase(id == null || id.isBlank() ? "q" + (index + 1) : id, question.strip(), gold.strip(), ds,
-                category == null || category.isBlank() ? "uncategorized" : category);
+                category == null || category.isBlank() ? "uncategorized" : category, instructions);
     }
 
     private static String text(JsonNode n, String field) {

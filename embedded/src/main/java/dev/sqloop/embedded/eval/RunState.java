@@ -14,7 +14,8 @@ import java.util.TreeSet;
 
 /**
  * What an eval output directory remembers across an interrupted run and its resumption ({@code state.json}): per
- * configuration, the wall time spent and what the pipeline's own metrics counted by outcome, summed over the runs.
+ * configuration, the wall time spent and what the pipeline's own metrics counted by outcome, summed over the runs,
+ * and the example memory it had ({@link EvalMemory}: what the first run saw at its start, the last at its end).
  * A configuration any run of which had no such counts (against {@code --gateway}) has none.
  */
 final class RunState {
@@ -23,6 +24,7 @@ final class RunState {
     private final Map<Integer, Double> seconds = new TreeMap<>();
     private final Map<Integer, Map<String, Long>> outcomes = new TreeMap<>();
     private final Set<Integer> unmeasured = new TreeSet<>();
+    private final Map<Integer, EvalMemory> memory = new TreeMap<>();
     private String options;
 
     /**
@@ -56,6 +58,10 @@ final class RunState {
             counts.fields().forEachRemaining(c -> byOutcome.put(c.getKey(), c.getValue().asLong()));
             s.outcomes.put(m, byOutcome);
         }
+        for (var it = root.path("memory").fields(); it.hasNext(); ) {
+            var e = it.next();
+            s.memory.put(Integer.parseInt(e.getKey()), JsonCodec.mapper().treeToValue(e.getValue(), EvalMemory.class));
+        }
         return s;
     }
 
@@ -81,6 +87,7 @@ final class RunState {
             if (outcomes.containsKey(m)) c.set("pipelineOutcomes", JsonCodec.mapper().valueToTree(outcomes.get(m)));
             else c.putNull("pipelineOutcomes");
         }
+        root.set("memory", JsonCodec.mapper().valueToTree(memory));
         Path tmp = dir.resolve(FILE + ".tmp");
         Files.writeString(tmp, root.toPrettyString());
         Files.move(tmp, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -88,6 +95,15 @@ final class RunState {
 
     Map<Integer, Double> seconds() {
         return seconds;
+    }
+
+    /** The example memory each configuration had, as far as recorded. */
+    Map<Integer, EvalMemory> memory() {
+        return memory;
+    }
+
+    void memory(int maxAttempts, EvalMemory value) {
+        memory.put(maxAttempts, value);
     }
 
     /** Summed counts per configuration, only where every run had them. */

@@ -23,20 +23,35 @@ import java.util.Map;
  * the guard refuses is not run, whichever side it is on.
  *
  * <ul>
- *   <li><b>VA</b>: the final SQL executes;</li>
+ *   <li><b>VA</b>: the final SQL executes (a failed question has no final SQL: not VA);</li>
  *   <li><b>EX</b>: its result equals one accepted gold form's result by values ({@link ResultComparison}: rows a multiset
  *       unless the gold orders, relative float tolerance {@value ResultComparison#TOLERANCE});</li>
- *   <li><b>TS</b> (test-suite accuracy): EX on the datasource and on each of its {@link NeighbourDatabases} (DuckDB
- *       datasources, and PostgreSQL ones given an administrative login; {@code --ts N} copies); null where no
- *       neighbour exists or the gold runs on none;</li>
+ *   <li><b>TS</b> (test-suite accuracy): EX on the datasource <em>and</em> the same result as that gold form on each of
+ *       its {@link NeighbourDatabases} where the gold runs (DuckDB datasources, and PostgreSQL ones given an
+ *       administrative login; {@code --ts N} copies). False whenever EX is false, so TS never exceeds EX; null only
+ *       where the datasource has no neighbour databases (the question is outside TS's scope);</li>
  *   <li><b>EM</b>: the same statement as a gold form after normalization (diagnostic only).</li>
  * </ul>
  */
 public final class Scorer implements AutoCloseable {
     static final int MAX_ROWS = 100_000;
 
-    /** @param ts null when the datasource has no neighbour databases */
-    public record Score(boolean va, boolean ex, Boolean ts, boolean em, String note) {}
+    /**
+     * @param ts null only when the datasource has no neighbour databases; otherwise true exactly when EX holds and the
+     *           final SQL gives the gold's result on every neighbour where the gold runs (never true without EX)
+     * @param tsDatabases the databases TS compared the final SQL on when EX held: the datasource and each neighbour
+     *                    where the gold runs (1: the gold ran on no neighbour, TS was EX alone); 0 otherwise
+     */
+    public record Score(boolean va, boolean ex, Boolean ts, boolean em, String note, int tsDatabases) {
+        public Score {
+            if (Boolean.TRUE.equals(ts) && !ex) throw new IllegalArgumentException("TS without EX: " + note);
+        }
+
+        /** A score of a question outside TS's scope, or before TS was compared. */
+        public Score(boolean va, boolean ex, Boolean ts, boolean em, String note) {
+            this(va, ex, ts, em, note, 0);
+        }
+    }
 
     private record Run(ResultComparison.Table table, String error) {}
 
@@ -64,11 +79,13 @@ public final class Scorer implements AutoCloseable {
     }
 
     public Score score(EvalCase c, String candidate) {
-        if (candidate == null || candidate.isBlank()) return new Score(false, false, null, false, "no final SQL");
         DatasourceConfig ds = datasources.find(c.datasource()).orElse(null);
         if (ds == null) return new Score(false, false, null, false, "unknown datasource '" + c.datasource() + "'");
+        // a question on a datasource with neighbours is in TS's scope whatever its SQL: a failure there is TS false, not unmeasured
+        Boolean notTs = neighbours(ds).isEmpty() ? null : Boolean.FALSE;
+        if (candidate == null || candidate.isBlank()) return new Score(false, false, notTs, false, "no final SQL");
         Run cand = run(ds, candidate);
-        if (cand.error() != null) return new Score(false, false, null, false, "final SQL does not execute: " + cand.error());
+        if (cand.error() != null) return new Score(false, false, notTs, false, "final SQL does not execute: " + cand.error());
         boolean em = GoldSql.forms(c.gold()).stream().anyMatch(form -> SqlNormalizer.sameStatement(candidate, form));
         String lastDifference = null;
         for (String form : GoldSql.forms(c.gold())) {
@@ -81,25 +98,25 @@ public final class Scorer implements AutoCloseable {
             if (diff.isEmpty()) return testSuite(ds, form, candidate, em);
             lastDifference = diff.get();
         }
-        return new Score(true, false, neighbours(ds).isEmpty() ? null : false, em, lastDifference);
+        return new Score(true, false, notTs, em, lastDifference);
     }
 
-    /** EX held on the datasource: does it hold on every neighbour where the gold runs? */
+    /** EX held on the datasource: does the final SQL give the gold's result on every neighbour where the gold runs? */
     private Score testSuite(DatasourceConfig ds, String form, String candidate, boolean em) {
         List<DatasourceConfig> copies = neighbours(ds);
         if (copies.isEmpty()) return new Score(true, true, null, em, null);
-        int checked = 0;
+        int databases = 1;
         for (DatasourceConfig copy : copies) {
             Run gold = gold(copy, form);
+            // a data-dependent error of the gold (a division by a value the shuffle made zero): this neighbour tests nothing
             if (gold.error() != null) continue;
-            checked++;
+            databases++;
             Run cand = run(copy, candidate);
-            if (cand.error() != null) return new Score(true, true, false, em, "TS: fails on a neighbour database: " + cand.error());
+            if (cand.error() != null) return new Score(true, true, false, em, "TS: fails on a neighbour database: " + cand.error(), databases);
             var diff = ResultComparison.difference(gold.table(), cand.table(), ResultComparison.orderKeys(form));
-            if (diff.isPresent()) return new Score(true, true, false, em, "TS: right by luck, a neighbour database differs: " + diff.get());
+            if (diff.isPresent()) return new Score(true, true, false, em, "TS: right by luck, a neighbour database differs: " + diff.get(), databases);
         }
-        // the gold ran on no neighbour (e.g. it divides by a value a shuffle made zero): TS not measured, not passed
-        return checked == 0 ? new Score(true, true, null, em, "TS: the gold runs on no neighbour database") : new Score(true, true, true, em, null);
+        return new Score(true, true, true, em, databases == 1 ? "TS: the gold runs on no neighbour database; TS is EX alone here" : null, databases);
     }
 
     private List<DatasourceConfig> neighbours(DatasourceConfig ds) {

@@ -45,7 +45,7 @@ class EvalIT {
                 .map(r -> r.c().id() + " " + r.c().datasource() + ": " + r.reason() + " " + r.score().note()).toList();
         assertEquals(List.of(), misses, "gold through the pipeline must score EX");
         assertEquals(cases.size(), report.summary(3).ex());
-        assertEquals(cases.size(), report.summary(3).tsMeasured(), "every DuckDB question is also scored on neighbour databases");
+        assertEquals(cases.size(), report.summary(3).tsScope(), "every DuckDB question is also scored on neighbour databases");
         List<String> tsMisses = report.rows().stream().filter(r -> !Boolean.TRUE.equals(r.score().ts()))
                 .map(r -> r.c().id() + ": " + r.score().note()).toList();
         assertEquals(List.of(), tsMisses, "the gold itself is right on every neighbour");
@@ -70,7 +70,7 @@ class EvalIT {
         System.out.print(report.comparison());
         assertEquals(List.of(), report.rows().stream().filter(r -> !r.score().ex())
                 .map(r -> r.c().id() + " " + r.c().datasource() + ": " + r.reason() + " " + r.score().note()).toList());
-        assertEquals(pgCases.size(), report.summary(3).tsMeasured(), "every question is also scored on neighbour databases in PostgreSQL");
+        assertEquals(pgCases.size(), report.summary(3).tsScope(), "every question is also scored on neighbour databases in PostgreSQL");
         assertEquals(List.of(), report.rows().stream().filter(r -> !Boolean.TRUE.equals(r.score().ts()))
                 .map(r -> r.c().id() + ": " + r.score().note()).toList(), "the gold itself is right on every neighbour");
     }

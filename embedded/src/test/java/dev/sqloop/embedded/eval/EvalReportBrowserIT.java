@@ -34,13 +34,15 @@ class EvalReportBrowserIT {
             EvalCase c = new EvalCase("q" + i, "question <" + i + "> & co", "SELECT " + i, "dw", categories[i % 4]);
             cases.add(c);
             String error = errors[i % 4];
+            Eval.FirstError first = error == null ? null : new Eval.FirstError(error, "execute", "Binder Error: <" + error + ">");
             rows.add(new Eval.Row(c, 1, error == null ? "succeeded" : "failed", error == null ? "first_attempt_success" : "max_attempts",
-                    1, error == null ? c.gold() : null, error, 500, new Scorer.Score(error == null, error == null, error == null ? true : null,
-                    error == null, null)));
+                    1, error == null ? c.gold() : null, error == null ? null : "SELECT broken " + i, first, 500,
+                    new Scorer.Score(error == null, error == null, error == null, error == null, null, 3)));
             boolean fixed = i % 5 != 0;
             rows.add(new Eval.Row(c, 3, fixed || error == null ? "succeeded" : "failed",
                     error == null ? "first_attempt_success" : fixed ? "corrected_success" : "max_attempts", error == null ? 1 : fixed ? 2 : 3,
-                    c.gold(), error, 900, new Scorer.Score(true, fixed || error == null, null, fixed || error == null, null)));
+                    fixed || error == null ? c.gold() : null, fixed || error == null ? null : "SELECT still broken " + i, first, 900,
+                    new Scorer.Score(fixed || error == null, fixed || error == null, fixed || error == null, fixed || error == null, null, 3)));
         }
         return new EvalReport(cases, List.of(1, 3), rows, Map.of(1, 4.0, 3, 7.5),
                 Datasources.of(DatasourceConfig.of("dw", Dialect.DUCKDB, "jdbc:duckdb:", null, null)), Map.of());

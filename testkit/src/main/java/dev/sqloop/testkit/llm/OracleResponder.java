@@ -44,24 +44,30 @@ public final class OracleResponder implements Responder {
     private final Map<String, Fault> assigned;
     private final Map<Fault, Double> mix;
     private final String dialect;
+    private final Map<String, String> dialects;
     private final long seed;
     private final Map<String, Injection> injections = new ConcurrentHashMap<>();
 
     /**
      * @param gold question → gold SQL
      * @param mix fault → weight; questions without an assigned fault draw one
-     * @param dialect {@code trino}, {@code duckdb}, {@code sparksql} or {@code hive}: shapes the error texts and the foreign function
+     * @param dialect {@code trino}, {@code presto}, {@code postgres}, {@code duckdb}, {@code sparksql} or {@code hive}: the
+     *                engine the questions run on, which shapes the mistakes, the error texts and the evidence
      */
     public OracleResponder(Map<String, String> gold, Map<Fault, Double> mix, String dialect, long seed) {
-        this(gold, Map.of(), mix, dialect, seed);
+        this(gold, Map.of(), mix, dialect, Map.of(), seed);
     }
 
-    private OracleResponder(Map<String, String> gold, Map<String, Fault> assigned, Map<Fault, Double> mix, String dialect, long seed) {
+    private OracleResponder(Map<String, String> gold, Map<String, Fault> assigned, Map<Fault, Double> mix, String dialect,
+                            Map<String, String> dialects, long seed) {
         this.gold = new LinkedHashMap<>(gold);
         this.index = new Questions.Index(this.gold.keySet());
         this.assigned = Map.copyOf(assigned);
         this.mix = mix.isEmpty() ? Map.of(Fault.NONE, 1.0) : new EnumMap<>(mix);
         this.dialect = dialect.toLowerCase(Locale.ROOT);
+        Map<String, String> lower = new LinkedHashMap<>();
+        dialects.forEach((q, d) -> lower.put(q, d.toLowerCase(Locale.ROOT)));
+        this.dialects = Map.copyOf(lower);
         this.seed = seed;
     }
 
@@ -74,7 +80,17 @@ public final class OracleResponder implements Responder {
 
     /** The same oracle with fixed faults for some questions (tests that need one fault per question). */
     public OracleResponder withFaults(Map<String, Fault> faults) {
-        return new OracleResponder(gold, faults, mix, dialect, seed);
+        return new OracleResponder(gold, faults, mix, dialect, dialects, seed);
+    }
+
+    /** The same oracle with the dialect of some questions given (a dataset over datasources of several engines). */
+    public OracleResponder withDialects(Map<String, String> byQuestion) {
+        return new OracleResponder(gold, assigned, mix, dialect, byQuestion, seed);
+    }
+
+    /** The dialect a question's mistakes and error texts are made for. */
+    public String dialectOf(String question) {
+        return dialects.getOrDefault(question, dialect);
     }
 
     public String goldFor(String question) {
@@ -138,7 +154,7 @@ public final class OracleResponder implements Responder {
         Fault fault = assigned.containsKey(question) ? assigned.get(question) : draw(question);
         List<Fault> order = new ArrayList<>(List.of(fault, Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO, Fault.PROSE));
         for (Fault f : order) {
-            Injection i = tryInject(f, question, sql);
+            Injection i = tryInject(f, question, sql, dialectOf(question));
             if (i != null) return i;
         }
         throw new IllegalStateException("unreachable: prose always applies");
@@ -154,16 +170,16 @@ public final class OracleResponder implements Responder {
         return mix.keySet().iterator().next();
     }
 
-    private Injection tryInject(Fault fault, String q, String sql) {
+    private Injection tryInject(Fault fault, String q, String sql, String dialect) {
         return switch (fault) {
             case NONE -> new Injection(Fault.NONE, q, sql, sql, null, null, null, List.of());
-            case WRONG_COLUMN -> wrongColumn(q, sql);
-            case WRONG_TABLE -> wrongTable(q, sql);
-            case MISSING_GROUP_BY -> missingGroupBy(q, sql);
-            case FOREIGN_FUNCTION -> foreignFunction(q, sql);
-            case TYPE_MISMATCH -> typeMismatch(q, sql);
-            case SYNTAX_SLIP -> syntaxSlip(q, sql);
-            case KEYWORD_TYPO -> keywordTypo(q, sql);
+            case WRONG_COLUMN -> wrongColumn(q, sql, dialect);
+            case WRONG_TABLE -> wrongTable(q, sql, dialect);
+            case MISSING_GROUP_BY -> missingGroupBy(q, sql, dialect);
+            case FOREIGN_FUNCTION -> foreignFunction(q, sql, dialect);
+            case TYPE_MISMATCH -> typeMismatch(q, sql, dialect);
+            case SYNTAX_SLIP -> syntaxSlip(q, sql, dialect);
+            case KEYWORD_TYPO -> keywordTypo(q, sql, dialect);
             case WRITE_STATEMENT -> new Injection(Fault.WRITE_STATEMENT, q, sql, "CREATE TABLE tmp_answer AS " + sql,
                     "read_only_violation", "statement writes data (CREATE TABLE); only read-only queries are allowed",
                     "CREATE TABLE", List.of("create table"));
@@ -186,7 +202,7 @@ public final class OracleResponder implements Responder {
         return Character.isLetter(t.charAt(0)) || t.charAt(0) == '_';
     }
 
-    private Injection wrongColumn(String q, String sql) {
+    private Injection wrongColumn(String q, String sql, String dialect) {
         List<Tok> toks = tokens(sql);
         for (int i = 0; i < toks.size(); i++) {
             Tok t = toks.get(i);
@@ -215,7 +231,7 @@ public final class OracleResponder implements Responder {
         return null;
     }
 
-    private Injection wrongTable(String q, String sql) {
+    private Injection wrongTable(String q, String sql, String dialect) {
         List<Tok> toks = tokens(sql);
         for (int i = 0; i + 1 < toks.size(); i++) {
             if (!toks.get(i).text().equalsIgnoreCase("from")) continue;
@@ -237,7 +253,7 @@ public final class OracleResponder implements Responder {
         return null;
     }
 
-    private Injection missingGroupBy(String q, String sql) {
+    private Injection missingGroupBy(String q, String sql, String dialect) {
         Matcher m = GROUP_BY.matcher(sql);
         if (!m.find()) return null;
         String list = m.group(1);
@@ -262,7 +278,7 @@ public final class OracleResponder implements Responder {
         return new Injection(Fault.MISSING_GROUP_BY, q, sql, faulty, "aggregation_error", message, column, List.of(column));
     }
 
-    private Injection foreignFunction(String q, String sql) {
+    private Injection foreignFunction(String q, String sql, String dialect) {
         Matcher m = Pattern.compile("(?i)^(\\s*(?:WITH\\b.*?\\)\\s*)?SELECT\\s+(?:DISTINCT\\s+)?)", Pattern.DOTALL).matcher(sql);
         if (!m.find()) return null;
         boolean duck = dialect.equals("duckdb");
@@ -278,7 +294,7 @@ public final class OracleResponder implements Responder {
         return new Injection(Fault.FOREIGN_FUNCTION, q, sql, faulty, "unsupported_function", message, fn, List.of(fn));
     }
 
-    private Injection typeMismatch(String q, String sql) {
+    private Injection typeMismatch(String q, String sql, String dialect) {
         Matcher m = Pattern.compile("(?i)^(\\s*(?:WITH\\b.*?\\)\\s*)?SELECT\\s+(?:DISTINCT\\s+)?)", Pattern.DOTALL).matcher(sql);
         if (!m.find()) return null;
         String faulty = m.group(1) + "'one' + 1 AS score, " + sql.substring(m.end(1));
@@ -296,7 +312,7 @@ public final class OracleResponder implements Responder {
                 List.of(msgAndEvidence[1], "no function matches", "explicit type cast"));
     }
 
-    private Injection syntaxSlip(String q, String sql) {
+    private Injection syntaxSlip(String q, String sql, String dialect) {
         Matcher m = Pattern.compile("(?i)\\sFROM\\s").matcher(sql);
         if (!m.find()) return null;
         String faulty = sql.substring(0, m.start() + 1) + "FORM" + sql.substring(m.end() - 1);
@@ -309,7 +325,7 @@ public final class OracleResponder implements Responder {
         return new Injection(Fault.SYNTAX_SLIP, q, sql, faulty, "syntax_error", message, "FORM", List.of("'form'", "\"form\""));
     }
 
-    private Injection keywordTypo(String q, String sql) {
+    private Injection keywordTypo(String q, String sql, String dialect) {
         Matcher m = Pattern.compile("(?i)\\bSELECT\\b").matcher(sql);
         if (!m.find()) return null;
         String faulty = sql.substring(0, m.start()) + "SELEC" + sql.substring(m.end());
