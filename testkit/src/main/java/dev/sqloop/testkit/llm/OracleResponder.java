@@ -123,6 +123,14 @@ public final class OracleResponder implements Responder {
         return u.contains("regenerate") || u.contains("failed sql");
     }
 
+    /**
+     * Whether {@code message} (an engine's or the validator's error, a correction prompt) holds the evidence of
+     * {@code injection} the way a correction prompt must: outside the faulty answer and the question.
+     */
+    public static boolean evidenceIn(String message, Injection injection) {
+        return message != null && carriesEvidence(message, injection);
+    }
+
     static boolean carriesEvidence(String user, Injection injection) {
         String squashed = Questions.squash(user);
         String residue = remove(remove(remove(squashed, Questions.squash(injection.faultyAnswer())), injection.faultyAnswer()),
@@ -224,7 +232,9 @@ public final class OracleResponder implements Responder {
                         + "` cannot be resolved. Did you mean one of the following? [`" + t.text() + "`].; line 1 pos 7;";
                 case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10004]: Line 1:7 Invalid table alias or column reference '"
                         + wrong + "': (possible column names are: " + t.text() + ")";
-                default -> "line 1:8: Column '" + wrong + "' cannot be resolved";
+                case "postgres" -> "ERROR: column \"" + wrong.toLowerCase(Locale.ROOT) + "\" does not exist";
+                // Trino folds an unquoted name to lower case in its message
+                default -> "line 1:8: Column '" + wrong.toLowerCase(Locale.ROOT) + "' cannot be resolved";
             };
             return new Injection(Fault.WRONG_COLUMN, q, sql, faulty, "column_not_found", message, wrong, List.of(wrong));
         }
@@ -246,7 +256,8 @@ public final class OracleResponder implements Responder {
                 case "sparksql", "spark" -> "[TABLE_OR_VIEW_NOT_FOUND] The table or view `" + wrong + "` cannot be found. Verify the spelling"
                         + " and correctness of the schema and catalog.; line 1 pos 14;";
                 case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10001]: Line 1:14 Table not found '" + wrong + "'";
-                default -> "line 1:15: Table '" + wrong + "' does not exist";
+                case "postgres" -> "ERROR: relation \"" + wrong.toLowerCase(Locale.ROOT) + "\" does not exist";
+                default -> "line 1:15: Table '" + wrong.toLowerCase(Locale.ROOT) + "' does not exist";
             };
             return new Injection(Fault.WRONG_TABLE, q, sql, faulty, "table_not_found", message, wrong, List.of(wrong));
         }
@@ -270,12 +281,16 @@ public final class OracleResponder implements Responder {
         }
         String message = switch (dialect) {
             case "duckdb" -> "Binder Error: column \"" + column + "\" must appear in the GROUP BY clause or must be part of an aggregate function.";
-            case "sparksql", "spark" -> "[MISSING_AGGREGATION] The non-aggregating expression \"" + column
+            // Spark names no column when the query has no GROUP BY left at all
+            case "sparksql", "spark" -> items.length == 1
+                    ? "[MISSING_GROUP_BY] The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses.; line 1 pos 0;"
+                    : "[MISSING_AGGREGATION] The non-aggregating expression \"" + column
                     + "\" is based on columns which are not participating in the GROUP BY clause.";
             case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10025]: Line 1:7 Expression not in GROUP BY key '" + column + "'";
+            case "postgres" -> "ERROR: column \"" + column.toLowerCase(Locale.ROOT) + "\" must appear in the GROUP BY clause or be used in an aggregate function";
             default -> "line 1:8: '" + column + "' must be an aggregate expression or appear in GROUP BY clause";
         };
-        return new Injection(Fault.MISSING_GROUP_BY, q, sql, faulty, "aggregation_error", message, column, List.of(column));
+        return new Injection(Fault.MISSING_GROUP_BY, q, sql, faulty, "aggregation_error", message, column, List.of(column, "[missing_group_by]"));
     }
 
     private Injection foreignFunction(String q, String sql, String dialect) {
@@ -289,40 +304,58 @@ public final class OracleResponder implements Responder {
             case "duckdb" -> "Catalog Error: Scalar Function with name format_datetime does not exist!\nDid you mean \"format_type\"?";
             case "sparksql", "spark" -> "[UNRESOLVED_ROUTINE] Cannot resolve function `strftime` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`].; line 1 pos 7";
             case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10011]: Invalid function strftime";
+            case "postgres" -> "ERROR: function strftime(date, unknown) does not exist";
             default -> "line 1:8: Function 'strftime' not registered";
         };
         return new Injection(Fault.FOREIGN_FUNCTION, q, sql, faulty, "unsupported_function", message, fn, List.of(fn));
     }
 
+    /**
+     * A value of the wrong type in an expression, in a form each engine refuses: {@code 'one' + 1} on DuckDB, Trino,
+     * Presto and PostgreSQL; Spark and Hive read {@code 'one' + 1} as NULL without an error, so there a date compared
+     * with a boolean. The evidence is each engine's own wording of the error.
+     */
     private Injection typeMismatch(String q, String sql, String dialect) {
         Matcher m = Pattern.compile("(?i)^(\\s*(?:WITH\\b.*?\\)\\s*)?SELECT\\s+(?:DISTINCT\\s+)?)", Pattern.DOTALL).matcher(sql);
         if (!m.find()) return null;
-        String faulty = m.group(1) + "'one' + 1 AS score, " + sql.substring(m.end(1));
+        boolean hiveServer2 = dialect.equals("sparksql") || dialect.equals("spark") || dialect.equals("hive");
+        String faulty = m.group(1) + (hiveServer2 ? "current_date > true" : "'one' + 1") + " AS score, " + sql.substring(m.end(1));
         String[] msgAndEvidence = switch (dialect) {
             // DuckDB 2.0's own words for 'one' + 1 (older versions said "No function matches the given name…")
             case "duckdb" -> new String[] {"Binder Error: Could not choose a best candidate function for the function call"
                     + " \"+(STRING_LITERAL, INTEGER_LITERAL)\". In order to select one, please add explicit type casts.", "best candidate function"};
-            case "sparksql", "spark" -> new String[] {"[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve \"('one' + 1)\" due to data type"
-                    + " mismatch: the left and right operands of the binary operator have incompatible types (\"STRING\" and \"INT\").", "datatype_mismatch"};
-            case "hive" -> new String[] {"Error while compiling statement: FAILED: SemanticException [Error 10014]: Line 1:7 Wrong arguments '1':"
-                    + " No matching method for class org.apache.hadoop.hive.ql.udf.generic.GenericUDFOPPlus with (string, int)", "wrong arguments"};
+            case "sparksql", "spark" -> new String[] {"[DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES] Cannot resolve \"(current_date() > true)\" due to data type"
+                    + " mismatch: the left and right operands of the binary operator have incompatible types (\"DATE\" and \"BOOLEAN\").", "datatype_mismatch"};
+            case "hive" -> new String[] {"Error while compiling statement: FAILED: SemanticException [Error 10014]: Line 1:7 Wrong arguments 'true':"
+                    + " Casting DATE/TIMESTAMP to NUMERIC is prohibited (hive.strict.timestamp.conversion)", "wrong arguments"};
+            case "postgres" -> new String[] {"ERROR: invalid input syntax for type integer: \"one\"", "invalid input syntax for type"};
             default -> new String[] {"line 1:8: Cannot apply operator: varchar(3) + integer", "cannot apply operator"};
         };
         return new Injection(Fault.TYPE_MISMATCH, q, sql, faulty, "type_mismatch", msgAndEvidence[0], null,
                 List.of(msgAndEvidence[1], "no function matches", "explicit type cast"));
     }
 
+    /**
+     * FROM misspelt FORM. Every engine but Hive reads {@code … col FORM t} as the alias FORM and stops at the table
+     * after it ("syntax error at or near "t""): that token, quoted, is evidence too; Hive and sqloop's validator name FORM.
+     */
     private Injection syntaxSlip(String q, String sql, String dialect) {
-        Matcher m = Pattern.compile("(?i)\\sFROM\\s").matcher(sql);
+        Matcher m = Pattern.compile("(?i)\\sFROM\\s+(\"[^\"]+\"|[A-Za-z_][A-Za-z0-9_.]*|\\S)").matcher(sql);
         if (!m.find()) return null;
-        String faulty = sql.substring(0, m.start() + 1) + "FORM" + sql.substring(m.end() - 1);
+        String faulty = sql.substring(0, m.start() + 1) + "FORM" + sql.substring(m.start() + 5);
+        String next = m.group(1);
+        int at = faulty.indexOf(next, m.start() + 5); // where the engine stops: the token after FORM
         String message = switch (dialect) {
-            case "duckdb" -> "Parser Error: syntax error at or near \"FORM\"";
-            case "sparksql", "spark" -> "[PARSE_SYNTAX_ERROR] Syntax error at or near 'FORM'.(line 1, pos " + m.start() + ")";
-            case "hive" -> "Error while compiling statement: FAILED: ParseException line 1:" + m.start() + " cannot recognize input near 'FORM'";
-            default -> "line 1:" + (m.start() + 2) + ": mismatched input 'FORM'. Expecting: ',', 'FROM', 'GROUP', 'LIMIT', 'ORDER', 'WHERE', <EOF>";
+            case "duckdb" -> "Parser Error: syntax error at or near \"" + next + "\"";
+            case "sparksql", "spark" -> "[PARSE_SYNTAX_ERROR] Syntax error at or near '" + next + "'.(line 1, pos " + at + ")";
+            case "hive" -> "Error while compiling statement: FAILED: ParseException line 1:" + at + " missing EOF at '" + next + "' near 'FORM'";
+            case "postgres" -> "ERROR: syntax error at or near \"" + next + "\"";
+            default -> "line 1:" + (at + 1) + ": mismatched input '" + next + "'. Expecting: ',', 'EXCEPT', 'FETCH', 'FROM', 'GROUP', 'HAVING',"
+                    + " 'INTERSECT', 'LIMIT', 'OFFSET', 'ORDER', 'UNION', 'WHERE', 'WINDOW', <EOF>";
         };
-        return new Injection(Fault.SYNTAX_SLIP, q, sql, faulty, "syntax_error", message, "FORM", List.of("'form'", "\"form\""));
+        String bare = next.replace("\"", "");
+        return new Injection(Fault.SYNTAX_SLIP, q, sql, faulty, "syntax_error", message, "FORM",
+                List.of("'form'", "\"form\"", "'" + bare + "'", "\"" + bare + "\""));
     }
 
     private Injection keywordTypo(String q, String sql, String dialect) {
@@ -333,6 +366,7 @@ public final class OracleResponder implements Responder {
             case "duckdb" -> "Parser Error: syntax error at or near \"SELEC\"";
             case "sparksql", "spark" -> "[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.(line 1, pos " + m.start() + ")";
             case "hive" -> "Error while compiling statement: FAILED: ParseException line 1:" + m.start() + " cannot recognize input near 'SELEC'";
+            case "postgres" -> "ERROR: syntax error at or near \"SELEC\"";
             default -> "line 1:" + (m.start() + 1) + ": mismatched input 'SELEC'. Expecting: 'ALTER', 'ANALYZE', 'CALL', 'SELECT', 'WITH', <query>";
         };
         return new Injection(Fault.KEYWORD_TYPO, q, sql, faulty, "syntax_error", message, "SELEC", List.of("'selec'", "\"selec\""));
