@@ -65,6 +65,30 @@ public final class HeadlessBrowser {
         }
     }
 
+    /**
+     * The document {@code page} (a file URI, a {@code #fragment} included) holds once loaded and its scripts have run,
+     * as Chromium serializes it ({@code --dump-dom}): what a page's script did to it, for tests of that script.
+     */
+    public static String dom(java.net.URI page) throws IOException, InterruptedException {
+        Path binary = binary();
+        Path work = Files.createTempDirectory("sqloop-chromium-");
+        try {
+            Path out = work.resolve("dom.html");
+            Path err = work.resolve("stderr.log");
+            List<String> cmd = List.of(binary.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--no-first-run", "--user-data-dir=" + work.resolve("profile"), "--dump-dom", page.toString());
+            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException("chromium did not finish in 60 s: " + cmd + "\n" + Files.readString(err));
+            }
+            if (p.exitValue() != 0) throw new IOException("chromium failed (exit " + p.exitValue() + "): " + cmd + "\n" + Files.readString(err));
+            return Files.readString(out);
+        } finally {
+            Dirs.deleteQuietly(work);
+        }
+    }
+
     /** Chromium's binary; installs Debian's package when there is none. */
     public static synchronized Path binary() throws IOException {
         Path found = installed();

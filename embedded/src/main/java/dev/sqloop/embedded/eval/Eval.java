@@ -514,12 +514,23 @@ public final class Eval {
                 usage: ./sqloop eval DATASET [options]
 
                 Runs DATASET (defog .csv, .jsonl with question + gold_sql, or .yaml cases) through the pipeline once
-                per --max-attempts value and scores every final SQL: VA (executes), EX (same result as the gold, by
-                values), TS (EX also on --ts neighbour copies of each datasource with non-key columns shuffled: a
-                query right by luck fails), EM (same normalized statement). Gold and final SQL run read-only, as the
-                executor runs them. Neighbours of a DuckDB datasource are files under --out; of a PostgreSQL one,
-                databases <db>_sqloop_ts<i> on its server, made (and remade on each run) by the login
-                SQLOOP_EVAL_TS_USER / SQLOOP_EVAL_TS_PASSWORD (CREATEDB; the datasource's login only reads them).
+                per --max-attempts value and scores every final SQL (a failed question has none):
+                  VA  the final SQL executes;
+                  EX  its result equals an accepted gold form's result on the datasource, by values;
+                  TS  EX, and the gold's result on every neighbour database too (--ts copies of each datasource with
+                      non-key columns shuffled: a query right by luck fails); over every question of a datasource
+                      with neighbours, so TS never exceeds EX;
+                  EM  the same normalized statement as a gold form (diagnostic).
+                Gold and final SQL run read-only, as the executor runs them. Neighbours of a DuckDB datasource are
+                files under --out; of a PostgreSQL one, databases <db>_sqloop_ts<i> on its server, made (and remade on
+                each run) by the login SQLOOP_EVAL_TS_USER / SQLOOP_EVAL_TS_PASSWORD (CREATEDB; the datasource's
+                login only reads them). A question's instructions (defog's instructions column, a JSONL
+                "instructions", a YAML case's instructions or notes) go to the LLM with it.
+
+                Memory: every question is submitted with capture off, so no run adds examples or error->fix pairs
+                and every configuration reads the example memory as it stood when eval began (in this JVM, each
+                configuration's own new store, or the store SQLOOP_FEWSHOT_* names; with --gateway, what the API
+                key's tenant sees there). The report records the examples visible at each run's start and end.
 
                 options:
                   --max-attempts 1,3       configurations to compare (default 1,3: no retry vs retry)
@@ -532,14 +543,17 @@ public final class Eval {
                   --seed N                 the simulated oracle's seed (default 7)
                   --llm-latency-ms N       the simulated oracle's time per answer (default 0)
                   --ts N                   neighbour databases per datasource for TS (default 3; 0 = off)
-                  --out DIR                where report.md, report.html (charts), report.json and questions.jsonl go
+                  --out DIR                where report.md, report.html, report.json and questions.jsonl go
                                            (default .sqloop/eval/run-TIMESTAMP); a rerun on the directory of an
                                            interrupted run resumes it: only what is missing is sent and scored
                   --resume                 resume the newest run under .sqloop/eval (when --out is not given)
 
-                Ctrl-C stops between two questions and writes a report marked partial from what was scored (every
-                scored question is already in questions.jsonl); rerunning resumes, picking up the questions the
-                pipeline was still working on rather than sending them again. Exit code 130 when interrupted.
+                Output: report.md and report.json (every figure, its definition, each run's memory), report.html (the
+                same with charts on 0-100 % axes and one filterable row per question), questions.jsonl (per question
+                and configuration: outcome, attempts, final SQL or last refused SQL, first error with its stage and
+                message, gold, VA/EX/TS/EM). Ctrl-C stops between two questions and writes a report marked partial
+                from what was scored; rerunning resumes, picking up the questions the pipeline was still working on
+                rather than sending them again. Exit code 130 when interrupted.
                 """;
     }
 }

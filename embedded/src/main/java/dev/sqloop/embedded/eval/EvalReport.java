@@ -36,8 +36,8 @@ public final class EvalReport {
         d.put("VA", "Valid: the final SQL executes on the datasource (read-only, through the executor's guard). A question that "
                 + "failed has no final SQL and is not VA. Share of all questions of the configuration.");
         d.put("EX", "Execution accuracy: the final SQL's result equals the result of one accepted gold form on the datasource, "
-                + "compared by values (rows as a multiset unless the gold orders them; numbers within a relative "
-                + ResultComparison.TOLERANCE + "). Share of all questions.");
+                + "compared by values (rows as a multiset unless the gold orders them; numbers equal within a relative "
+                + java.math.BigDecimal.valueOf(ResultComparison.TOLERANCE).toPlainString() + "). Share of all questions.");
         d.put("TS", "Test-suite accuracy: EX, and the same result as that gold form on every neighbour database where the gold "
                 + "runs (copies of the datasource with every non-key column's values shuffled across its rows, --ts of them). A "
                 + "question counts only if it is right on the original and on every neighbour, so TS never exceeds EX. Share of "
@@ -365,7 +365,7 @@ public final class EvalReport {
                 + "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
                 + "td,th{border:1px solid #ccc;padding:4px 10px;text-align:right;vertical-align:top}th:first-child,td:first-child{text-align:left}"
                 + "svg{display:block;margin:0.5em 0 2em}dt{font-weight:bold;margin-top:0.4em}"
-                + "#questions td{text-align:left;max-width:34em}#questions code{white-space:pre-wrap;font-size:12px}"
+                + "#questions td,#questions th{text-align:left;max-width:34em}#questions code{white-space:pre-wrap;font-size:12px}"
                 + "#questions .n{text-align:right}.instr{color:#555;font-size:12px}#filters{margin:0.5em 0}#filters label{margin-right:1em}"
                 + "</style></head><body>\n<h1>sqloop eval</h1>\n");
         if (remaining > 0) b.append("<p><strong>").append(escape(partialNote())).append("</strong></p>\n");

@@ -19,11 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * report.html in a real browser (Debian's Chromium, headless): it renders — a screenshot of the window size, not
- * blank, with the charts' bars drawn in both configurations' colours — and the page logs nothing to the console.
+ * blank, with the charts' bars drawn in both configurations' colours — the page logs nothing to the console, and its
+ * filter shows exactly the rows asked for.
  */
 class EvalReportBrowserIT {
     private static final int WIDTH = 1000;
-    private static final int HEIGHT = 1400;
+    private static final int HEIGHT = 2600;
 
     private static EvalReport report() {
         List<EvalCase> cases = new ArrayList<>();
@@ -72,6 +73,36 @@ class EvalReportBrowserIT {
         assertTrue(pixels(image, 0x4e79a7) > 2000, "max 1 bars drawn: " + pixels(image, 0x4e79a7));
         assertTrue(pixels(image, 0xf28e2b) > 2000, "max 3 bars drawn: " + pixels(image, 0xf28e2b));
         Files.deleteIfExists(render.screenshot());
+    }
+
+    /**
+     * The per-question rows' filter, run by Chromium: a filter in the address ({@code #config=1&outcome=max_attempts})
+     * leaves exactly the matching rows shown and says how many; an unfiltered page shows every row.
+     */
+    @Test
+    void shouldFilterTheQuestionRowsInTheBrowser(@TempDir Path dir) throws Exception {
+        EvalReport report = report();
+        report.write(dir);
+        long expected = report.rows().stream().filter(r -> r.maxAttempts() == 1 && r.reason().equals("max_attempts")).count();
+        assertTrue(expected > 0 && expected < report.rows().size());
+        java.net.URI page = dir.resolve("report.html").toUri();
+        String filtered = HeadlessBrowser.dom(java.net.URI.create(page + "#config=1&outcome=max_attempts"));
+        java.util.regex.Matcher row = java.util.regex.Pattern.compile("<tr data-config=\"(\\d+)\" data-outcome=\"([a-z_]+)\"[^>]*?( hidden=\"\")?>")
+                .matcher(filtered);
+        int shown = 0;
+        int rows = 0;
+        while (row.find()) {
+            rows++;
+            if (row.group(3) == null) {
+                shown++;
+                assertEquals(List.of("1", "max_attempts"), List.of(row.group(1), row.group(2)), "only matching rows are shown");
+            }
+        }
+        assertEquals(report.rows().size(), rows, "every row is on the page");
+        assertEquals(expected, shown);
+        assertTrue(filtered.contains("<span id=\"shown\">" + expected + "</span>"), "the count of shown rows");
+        String all = HeadlessBrowser.dom(page);
+        assertTrue(all.contains("<span id=\"shown\">" + report.rows().size() + "</span>") && !all.contains("hidden=\"\""), "unfiltered: all shown");
     }
 
     /** The console check is not blind: a page with a script error and a console.error is caught. */
