@@ -379,14 +379,19 @@ public final class Eval {
         }
     }
 
-    /** The example store an in-process configuration reads, as its settings choose it. */
+    /**
+     * The example store an in-process configuration reads, as its settings choose it. The counts recorded beside it are
+     * what the run's own gateway lists, which knows only examples published on the run's broker: for a store named in
+     * the settings, that may be fewer than the store holds, and the description says so.
+     */
     private static String inProcessStore(Map<String, String> settings, Path dataDir) {
+        String partly = "; the counts are the examples this run's gateway lists, which may be fewer than that store holds";
         if ("qdrant".equalsIgnoreCase(settings.getOrDefault("SQLOOP_FEWSHOT_STORE", "lucene"))) {
             return "Qdrant at " + settings.getOrDefault("SQLOOP_FEWSHOT_QDRANT_HOST", "localhost") + ":"
-                    + settings.getOrDefault("SQLOOP_FEWSHOT_QDRANT_PORT", "6334") + " (SQLOOP_FEWSHOT_QDRANT_*)";
+                    + settings.getOrDefault("SQLOOP_FEWSHOT_QDRANT_PORT", "6334") + " (SQLOOP_FEWSHOT_QDRANT_*)" + partly;
         }
         String path = settings.get("SQLOOP_FEWSHOT_LUCENE_PATH");
-        return path != null ? "the Lucene store at " + path + " (SQLOOP_FEWSHOT_LUCENE_PATH)"
+        return path != null ? "the Lucene store at " + path + " (SQLOOP_FEWSHOT_LUCENE_PATH)" + partly
                 : "this configuration's own store at " + dataDir.resolve("examples") + " (new for the run: empty unless resumed)";
     }
 
