@@ -36,7 +36,7 @@ class QuestionRequestTest {
                 {"{" + q + ",\"capture\":\"no\"}", "capture", "true or false"}};
         for (String[] c : cases) {
             ApiError e = assertThrows(ApiError.class, () -> parse(c[0]), c[0].substring(0, Math.min(80, c[0].length())));
-            assertEquals(c[1], e.body().get("field"));
+            assertEquals(c[1], e.body().field());
             assertTrue(e.getMessage().contains(c[2]), e.getMessage());
         }
     }
