@@ -135,7 +135,9 @@ public final class RecordHandler<I> {
                 attempt++;
                 onRetry.run();
                 Duration delay = retry.delay(attempt, e.retryAfter().orElse(null));
-                log.debug("stage {}: infrastructure retry {} in {}: {}", stage.name(), attempt, delay, e.toString());
+                // one line per retry (issue 46: retries showed only in metrics): what, which, how many so far, how long
+                log.info("stage {}: infrastructure retry {} of {} in {} ms (no attempt spent): {}", stage.name(), attempt,
+                        record.key() == null ? "?" : new String(record.key(), StandardCharsets.UTF_8), delay.toMillis(), e.getMessage());
                 if (!sleeper.sleep(delay)) throw new Abandoned();
             } catch (Cancellations.Cancelled e) {
                 return new Handled("cancelled", OutgoingRecords.of(stage.onCancelled(input, clock.instant()), headers));

@@ -186,6 +186,29 @@ class RecordHandlerTest {
         assertEquals(1, decode(handled.records().getFirst(), QuestionTask.class).attempt());
     }
 
+    /** Issue 46: retries showed only in metrics; each is one INFO line naming the stage, the retry, the question and the wait. */
+    @Test
+    void shouldLogEveryInfrastructureRetry() throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(RecordHandler.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        try {
+            Scripted stage = new Scripted(n -> {
+                if (n < 2) throw new InfrastructureException("endpoint returned 503", null);
+                return Outcome.drop("done");
+            });
+            handler(stage).handle(record(task()));
+        } finally {
+            logger.detachAppender(lines);
+        }
+        List<String> retries = lines.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .filter(m -> m.contains("infrastructure retry")).toList();
+        assertEquals(2, retries.size(), retries.toString());
+        assertTrue(retries.get(1).contains("retry 2 of q1") && retries.get(1).contains("endpoint returned 503")
+                && retries.get(1).contains("no attempt spent"), retries.get(1));
+    }
+
     @Test
     void shouldHonourRetryAfterFromTheServer() throws Exception {
         Scripted stage = new Scripted(n -> {
