@@ -117,4 +117,29 @@ public final class FunctionCatalogs {
         });
         return out;
     }
+
+    /** The server's version, first word of {@code SELECT version()} (HiveServer2 and the Spark Thrift Server). */
+    static String hiveServer2Version(java.sql.Connection c) throws java.sql.SQLException {
+        try (java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SELECT version()")) {
+            rs.next();
+            return rs.getString(1).split(" ")[0];
+        }
+    }
+
+    /**
+     * The names {@code SHOW FUNCTIONS} lists (HiveServer2 and the Spark Thrift Server), lower case, as a parsed query records
+     * them: the last part of a qualified user function ({@code spark_catalog.default.f}), identifiers only.
+     */
+    static java.util.List<String> shownFunctions(java.sql.Connection c) throws java.sql.SQLException {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        try (java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SHOW FUNCTIONS")) {
+            while (rs.next()) {
+                String n = rs.getString(1);
+                n = FunctionRow.lower(n.substring(n.lastIndexOf('.') + 1).strip());
+                if (n.matches("[a-z_][a-z0-9_]*")) names.add(n);
+            }
+        }
+        return names;
+    }
+
 }

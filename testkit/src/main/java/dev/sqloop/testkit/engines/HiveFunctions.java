@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Hive's catalog ({@code SHOW FUNCTIONS}, then {@code DESCRIBE FUNCTION EXTENDED} for each function's class) and how
@@ -24,7 +23,6 @@ import java.util.regex.Pattern;
  */
 final class HiveFunctions {
     private static final String UDF = "org.apache.hadoop.hive.ql.udf.";
-    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]*");
     /** Packages whose functions compute from their inputs unless decided otherwise. */
     private static final List<String> KNOWN = List.of(UDF + "generic.", UDF + "esri.", "org.apache.hive.org.apache.datasketches.hive.");
 
@@ -84,18 +82,8 @@ final class HiveFunctions {
     private HiveFunctions() {}
 
     static FunctionCatalogs.Generated generate(Connection c, Path classpathFile) throws SQLException {
-        String version;
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT version()")) {
-            rs.next();
-            version = rs.getString(1).split(" ")[0];
-        }
-        List<String> names = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW FUNCTIONS")) {
-            while (rs.next()) {
-                String n = FunctionRow.lower(rs.getString(1).strip());
-                if (IDENTIFIER.matcher(n).matches()) names.add(n);
-            }
-        }
+        String version = FunctionCatalogs.hiveServer2Version(c);
+        List<String> names = FunctionCatalogs.shownFunctions(c);
         List<Classified> out = new ArrayList<>();
         try (EngineClasses classes = EngineClasses.of(classpathFile); Statement st = c.createStatement()) {
             for (String name : names) {

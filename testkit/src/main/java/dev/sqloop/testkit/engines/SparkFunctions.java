@@ -10,7 +10,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Spark SQL's catalog ({@code SHOW FUNCTIONS}, then {@code DESCRIBE FUNCTION EXTENDED} for each function's class) and
@@ -22,7 +21,6 @@ import java.util.regex.Pattern;
  */
 final class SparkFunctions {
     private static final String EXPRESSIONS = "org.apache.spark.sql.catalyst.expressions.";
-    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]*");
 
     /** JSqlParser records no call here that Spark does not list itself (coalesce, if, nvl, struct... are all listed). */
     static final List<String> SYNTAX = List.of();
@@ -67,20 +65,8 @@ final class SparkFunctions {
     private SparkFunctions() {}
 
     static FunctionCatalogs.Generated generate(Connection c, Path classpathFile) throws SQLException {
-        String version;
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT version()")) {
-            rs.next();
-            version = rs.getString(1).split(" ")[0];
-        }
-        List<String> names = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW FUNCTIONS")) {
-            while (rs.next()) {
-                String n = rs.getString(1);
-                // user functions are listed qualified (spark_catalog.default.f): a parsed query records the last part
-                n = FunctionRow.lower(n.substring(n.lastIndexOf('.') + 1).strip());
-                if (IDENTIFIER.matcher(n).matches()) names.add(n);
-            }
-        }
+        String version = FunctionCatalogs.hiveServer2Version(c);
+        List<String> names = FunctionCatalogs.shownFunctions(c);
         List<Classified> out = new ArrayList<>();
         try (EngineClasses classes = EngineClasses.of(classpathFile); Statement st = c.createStatement()) {
             for (String name : names) {
