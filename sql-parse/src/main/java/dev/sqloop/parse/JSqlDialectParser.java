@@ -432,7 +432,8 @@ public final class JSqlDialectParser implements DialectParser {
 
             /** The value-size bounds on every dialect, and Hive/Spark's regex rules, on this call and what it is built from. */
             private void values(Expression e) {
-                if (failure != null) return;
+                // an expression inside one already judged was judged with it: the estimate checks every call it contains
+                if (failure != null || valueReader.read(e)) return;
                 ValueExpr v = valueReader.of(e);
                 failure = ValueSizePolicy.check(dialect, v);
                 if (failure == null && v instanceof ValueExpr.Call call) failure = RegexPolicy.checkCall(dialect, call);

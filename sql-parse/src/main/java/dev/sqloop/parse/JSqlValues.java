@@ -32,13 +32,21 @@ import net.sf.jsqlparser.expression.operators.relational.LikeExpression;
 /** JSqlParser's expression tree as {@link ValueExpr}: what the value-size and regex policies read. */
 final class JSqlValues {
     private final boolean backslashEscapes;
+    /** Every node read so far: an expression inside one already judged needs no judging of its own (the walk is linear). */
+    private final java.util.Set<Expression> read = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     /** @param backslashEscapes Hive/Spark: a literal's {@code \\} and {@code \'} are one character to the engine */
     JSqlValues(boolean backslashEscapes) {
         this.backslashEscapes = backslashEscapes;
     }
 
+    /** Whether {@code e} was part of an expression this reader already read. */
+    boolean read(Expression e) {
+        return read.contains(e);
+    }
+
     ValueExpr of(Expression e) {
+        if (e != null) read.add(e);
         return switch (e) {
             case null -> new ValueExpr.Text("");
             case StringValue s -> new ValueExpr.Text(backslashEscapes ? unescape(s.getValue()) : s.getValue().replace("''", "'"));

@@ -138,6 +138,7 @@ public final class TrinoDialectParser implements DialectParser {
         boolean anyGroupBy;
         private final Dialect dialect;
         private SqlRejection failure;
+        private final TrinoValues valueReader = new TrinoValues();
         private final ExpressionWalker walker = new ExpressionWalker();
 
         Extraction(Dialect dialect) {
@@ -420,7 +421,8 @@ public final class TrinoDialectParser implements DialectParser {
 
             /** The value-size bounds on this call and what it is built from. */
             private void values(Expression e) {
-                if (failure == null) failure = ValueSizePolicy.check(dialect, TrinoValues.of(e));
+                // an expression inside one already judged was judged with it: the estimate checks every call it contains
+                if (failure == null && !valueReader.read(e)) failure = ValueSizePolicy.check(dialect, valueReader.of(e));
             }
 
             @Override

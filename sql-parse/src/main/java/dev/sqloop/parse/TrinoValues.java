@@ -26,9 +26,16 @@ import java.util.Locale;
 
 /** Trino's expression tree as {@link ValueExpr}: what the value-size policy reads. */
 final class TrinoValues {
-    private TrinoValues() {}
+    /** Every node read so far: an expression inside one already judged needs no judging of its own (the walk is linear). */
+    private final java.util.Set<Expression> read = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
-    static ValueExpr of(Expression e) {
+    /** Whether {@code e} was part of an expression this reader already read. */
+    boolean read(Expression e) {
+        return read.contains(e);
+    }
+
+    ValueExpr of(Expression e) {
+        if (e != null) read.add(e);
         return switch (e) {
             case null -> new ValueExpr.Text("");
             case StringLiteral s -> new ValueExpr.Text(s.getValue());
@@ -59,14 +66,14 @@ final class TrinoValues {
         };
     }
 
-    private static ValueExpr cases(List<WhenClause> whens, Expression otherwise) {
+    private ValueExpr cases(List<WhenClause> whens, Expression otherwise) {
         List<ValueExpr> parts = new ArrayList<>();
         for (WhenClause w : whens) parts.add(of(w.getResult()));
         if (otherwise != null) parts.add(of(otherwise));
         return new ValueExpr.Other(parts);
     }
 
-    private static List<ValueExpr> list(List<Expression> l) {
+    private List<ValueExpr> list(List<Expression> l) {
         List<ValueExpr> out = new ArrayList<>(l.size());
         for (Expression x : l) out.add(of(x));
         return out;
