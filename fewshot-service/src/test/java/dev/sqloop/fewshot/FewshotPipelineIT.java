@@ -117,7 +117,7 @@ class FewshotPipelineIT {
         assertTrue(out.examples().getFirst().score() >= FewshotConfig.defaults().minScore());
         // the test warehouse fits the schema token budget: the whole schema is linked, so the table the answer needs is there
         assertTrue(out.linkedSchema().tables().stream().anyMatch(t -> t.name().equals("orders")), out.linkedSchema().render());
-        assertEquals(new NlConstraints("count", true, null, null, null), out.constraints());
+        assertEquals(new NlConstraints("count", true, null, null, null, "orders"), out.constraints());
         assertNull(out.sql(), "the LLM writes the SQL");
         assertEquals(1, out.attempt());
     }
