@@ -1,6 +1,7 @@
 package dev.sqloop.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -15,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layering the README promises, over every module's production classes (tests excluded): a service never
- * reaches into another service, production code never into the test infrastructure, a stage never into Kafka or
- * Micrometer. A violation fails {@code ./sqloop test} with the offending class and dependency named.
+ * reaches into another service, production code never into the test infrastructure or the benchmarks, a stage never
+ * into Kafka or Micrometer, and no two packages depend on each other. A violation fails {@code ./sqloop test} with the
+ * offending class and dependency named.
  */
 class ArchitectureTest {
     /** Service modules by package: each may use common and the example store, never another one of these. */
@@ -36,7 +38,7 @@ class ArchitectureTest {
     void shouldSeeTheProductionClassesOfEveryModule() {
         // the rules below are only as good as what they see: an empty import would pass them all
         for (String module : List.of("common", "store", "parse", "fewshot", "generator", "validator", "executor", "gateway",
-                "cli", "embedded", "testkit")) {
+                "cli", "embedded", "testkit", "lab")) {
             long count = production.stream().filter(c -> c.getPackageName().startsWith("dev.sqloop." + module)).count();
             org.junit.jupiter.api.Assertions.assertTrue(count >= 3, module + ": " + count + " classes imported");
         }
@@ -47,7 +49,7 @@ class ArchitectureTest {
     static List<ArchRule> serviceRules() {
         List<ArchRule> rules = new ArrayList<>();
         for (String service : SERVICES) {
-            String[] others = Stream.concat(SERVICES.stream().filter(s -> !s.equals(service)), Stream.of("cli", "embedded"))
+            String[] others = Stream.concat(SERVICES.stream().filter(s -> !s.equals(service)), Stream.of("cli", "embedded", "lab"))
                     .map(s -> "dev.sqloop." + s + "..").toArray(String[]::new);
             rules.add(noClasses().that().resideInAPackage("dev.sqloop." + service + "..")
                     .should().dependOnClassesThat().resideInAnyPackage(others)
@@ -57,7 +59,7 @@ class ArchitectureTest {
     }
 
     static ArchRule sharedModulesStayBelowServices() {
-        String[] above = Stream.concat(SERVICES.stream(), Stream.of("cli", "embedded", "testkit"))
+        String[] above = Stream.concat(SERVICES.stream(), Stream.of("cli", "embedded", "testkit", "lab"))
                 .map(s -> "dev.sqloop." + s + "..").toArray(String[]::new);
         return noClasses().that().resideInAnyPackage("dev.sqloop.common..", "dev.sqloop.store..", "dev.sqloop.parse..")
                 .should().dependOnClassesThat().resideInAnyPackage(above)
@@ -65,10 +67,29 @@ class ArchitectureTest {
     }
 
     static ArchRule productionNeverUsesTestInfrastructure() {
-        return noClasses().that().resideOutsideOfPackages("dev.sqloop.testkit..", "dev.sqloop.embedded..")
+        return noClasses().that().resideOutsideOfPackages("dev.sqloop.testkit..", "dev.sqloop.embedded..", "dev.sqloop.lab..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.sqloop.testkit..", "dev.sqloop.embedded..",
                         "kafka.server..", "org.apache.kafka.server..", "org.apache.kafka.raft..")
                 .because("a deployed service must not carry the embedded broker, engine launchers or the simulated LLM");
+    }
+
+    /** The benchmarks are a laboratory beside the product: they use it, nothing uses them (LabDependencyTest: the poms). */
+    static ArchRule nothingDependsOnTheLab() {
+        return noClasses().that().resideOutsideOfPackage("dev.sqloop.lab..")
+                .should().dependOnClassesThat().resideInAPackage("dev.sqloop.lab..")
+                .because("the lab module holds the benchmarks; the product, the demo and the tests' infrastructure must run without it");
+    }
+
+    /**
+     * Every package of every module is a slice, sub-packages apart ({@code common.config} and {@code common.runtime}
+     * are two): no cycle among them, so each package can be read, tested and moved knowing only what is below it.
+     * (Modules cannot form cycles: Maven refuses them. Inside one they could, and did: config, runtime and metrics
+     * in common; fewshot and its schema package; {@code common.Topics} beside the messages it names, now in
+     * {@code common.topic}; {@code embedded.Main} naming the {@code eval} command while {@code embedded.eval} ran the
+     * pipeline then beside Main, now in {@code embedded.pipeline}.)
+     */
+    static ArchRule packagesAreFreeOfCycles() {
+        return slices().matching("dev.sqloop.(**)").should().beFreeOfCycles();
     }
 
     static ArchRule stagesArePure() {
@@ -90,6 +111,16 @@ class ArchitectureTest {
     @Test
     void shouldKeepTestInfrastructureOutOfProduction() {
         productionNeverUsesTestInfrastructure().check(production);
+    }
+
+    @Test
+    void shouldKeepTheProductOffTheLab() {
+        nothingDependsOnTheLab().check(production);
+    }
+
+    @Test
+    void shouldKeepPackagesFreeOfCycles() {
+        packagesAreFreeOfCycles().check(production);
     }
 
     @Test

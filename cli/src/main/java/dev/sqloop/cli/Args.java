@@ -5,7 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code --name value} / {@code --flag} options and positional arguments of a subcommand. */
+/**
+ * {@code --name value} / {@code --flag} options and positional arguments, for the commands that still parse their own
+ * ({@code eval}, {@code bench}: picocli hands them their arguments untouched); and the usage errors every command throws.
+ */
 public final class Args {
     /**
      * Options that are switches in every command: they never take the next argument as their value, so

@@ -4,12 +4,14 @@ import dev.sqloop.common.runtime.DeadLetterReporter;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Option;
 
 /**
  * Which dead letters a {@code dlq list} or {@code dlq replay} is about: every given criterion must hold (null = any).
@@ -26,18 +28,34 @@ public record DeadLetterFilter(String stage, String reason, String topic, Instan
 
     public static final DeadLetterFilter ANY = new DeadLetterFilter(null, null, null, null, Set.of());
 
+    /** {@code --stage --reason --topic --since --offset}: the options of {@code dlq list} and {@code dlq replay}. */
+    public static final class Options {
+        @Option(names = "--stage", paramLabel = "S", description = "only those the stage S dead-lettered (executor, repair, ...)")
+        String stage;
+        @Option(names = "--reason", paramLabel = "R", description = "only those dead-lettered for R: undecodable, retries_exhausted, processing_failed, output_rejected")
+        String reason;
+        @Option(names = "--topic", paramLabel = "T", description = "only those read from topic T")
+        String topic;
+        @Option(names = "--since", paramLabel = "WHEN", description = "only those since an instant (2026-11-23T10:00:00Z) or a time ago (90s, 30m, 2h, 7d)")
+        String since;
+        @Option(names = "--offset", paramLabel = "N", description = "only this dead letter (repeatable): 17, or 2:17 on dlq partition 2")
+        List<String> offsets = new ArrayList<>();
+
+        /** The filter these options describe; {@code now} anchors a relative {@code --since 2h}. */
+        public DeadLetterFilter filter(Instant now) {
+            return from(stage, reason, topic, since, offsets, now);
+        }
+    }
+
     /** From {@code --stage --reason --topic --since --offset}; {@code now} anchors a relative {@code --since 2h}. */
-    public static DeadLetterFilter from(Args args, Instant now) {
-        String reason = args.string("reason", null);
+    public static DeadLetterFilter from(String stage, String reason, String topic, String since, List<String> offsets, Instant now) {
         if (reason != null && !DeadLetterReporter.REASONS.contains(reason)) {
             throw new Args.UsageException("--reason must be one of " + String.join(", ", DeadLetterReporter.REASONS)
                     + ", was '" + reason + "'");
         }
-        String since = args.string("since", null);
         Set<String> ids = new LinkedHashSet<>();
-        for (String id : args.strings("offset")) ids.add(parseId(id));
-        return new DeadLetterFilter(args.string("stage", null), reason, args.string("topic", null),
-                since == null ? null : parseSince(since, now), ids);
+        for (String id : offsets) ids.add(parseId(id));
+        return new DeadLetterFilter(stage, reason, topic, since == null ? null : parseSince(since, now), ids);
     }
 
     /** {@code 2026-11-23T10:00:00Z} (an instant), or how long ago: {@code 90s}, {@code 30m}, {@code 2h}, {@code 7d}. */

@@ -1,7 +1,7 @@
 package dev.sqloop.cli;
 
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
@@ -35,6 +36,14 @@ import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ./sqloop dlq list|show|replay}: reads the {@code dlq} topic back (no consumer group, nothing committed) and
@@ -42,24 +51,16 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * compacted {@code dlq-replays} topic are written in one Kafka transaction, and marks are read ({@code read_committed})
  * after this replay's transactional producer has fenced any other one.
  */
-public final class DlqCommand {
-    static final String USAGE = """
-            usage: ./sqloop dlq list|show|replay [options]
-
-              list     one line per dead letter: dlq offset, time, stage, reason, original topic-partition@offset,
-                       question id, whether it was replayed, the exception
-                    [--stage S] [--reason R] [--topic T] [--since 2026-11-23T10:00:00Z|2h] [--limit 100 (the latest N)]
-              show OFFSET   one dead letter in full: headers, key, value (UTF-8, shortened past 10 kB)
-              replay   re-produce dead letters to their original topic with their original key, value and headers
-                       (sqloop.error.* removed: the attempt is unchanged, a replay is not a repair), each only once
-                    [same filters] [--offset N]... [--limit N (the oldest N not yet replayed)] [--dry-run]
-
-              every subcommand: [--bootstrap HOST:PORT] (default SQLOOP_BOOTSTRAP_SERVERS; SQLOOP_KAFKA_* client settings
-                                apply) [--timeout 15s] (how long to wait for the brokers)
-              reasons: undecodable, retries_exhausted, processing_failed, output_rejected.
-              exit codes: 0 done, 1 failed (brokers unreachable…), 2 usage.
-            """;
-
+@Command(name = "dlq",
+        description = {"The dead letters on the dlq topic: list them, show one, replay them to their topic (each once).",
+            "",
+            "Read without a consumer group (nothing committed, no one disturbed). Kafka comes from --bootstrap or",
+            "SQLOOP_BOOTSTRAP_SERVERS, with the SQLOOP_KAFKA_* client settings as for the services. A dead letter is named",
+            "by its dlq offset (P:OFFSET on a dlq of several partitions)."},
+        subcommands = {DlqCommand.ListLetters.class, DlqCommand.Show.class, DlqCommand.Replay.class},
+        exitCodeListHeading = "%nexit codes:%n",
+        exitCodeList = {"0:done", "1:failed (brokers unreachable within --timeout, no such dead letter, a fenced replay)", "2:usage"})
+public final class DlqCommand implements Callable<Integer> {
     /** The transactional id of every replay: a second replay fences the first, so the two cannot both send one record. */
     static final String TRANSACTIONAL_ID = "sqloop-dlq-replay";
     static final int LIST_LIMIT = 100;
@@ -68,8 +69,6 @@ public final class DlqCommand {
     static final int VALUE_CHARS = 10_000;
     /** Dead letters per replay transaction: well inside the transaction timeout, and progress kept if one fails. */
     static final int TRANSACTION_SIZE = 200;
-
-    private static final String[] FILTERS = {"stage", "reason", "topic", "since", "bootstrap", "timeout", "help"};
 
     /**
      * What {@code dlq-replays} holds per dead letter: where it went and when. {@code origin} ({@code topic-partition@offset}
@@ -88,64 +87,131 @@ public final class DlqCommand {
         return mark != null && mark.isFor(d) ? mark : null;
     }
 
-    private final KafkaSettings kafka;
-    private final Duration timeout;
+    /** The environment (SQLOOP_BOOTSTRAP_SERVERS, SQLOOP_KAFKA_*) and the streams the subcommands use. */
+    private final Map<String, String> env;
     private final PrintStream out;
+    private final PrintStream err;
+    private KafkaSettings kafka;
+    private Duration timeout;
 
-    private DlqCommand(KafkaSettings kafka, Duration timeout, PrintStream out) {
-        this.kafka = kafka;
-        this.timeout = timeout;
+    @Spec
+    CommandSpec spec;
+
+    /** The command on this environment and these streams (tests pass a map and capture the output). */
+    public DlqCommand(Map<String, String> env, PrintStream out, PrintStream err) {
+        this.env = env;
         this.out = out;
+        this.err = err;
     }
 
-    public static int run(Args args) throws Exception {
-        return run(args, System.getenv(), System.out, System.err);
+    /** {@code ./sqloop dlq} alone: the usage, as a usage error. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(out);
+        return Main.USAGE;
     }
 
-    /** The command with its environment and streams given (tests pass a map and capture the output). */
-    public static int run(Args args, Map<String, String> env, PrintStream out, PrintStream err) throws Exception {
-        String sub = args.positional().isEmpty() ? null : args.positional().getFirst();
-        if (sub == null) {
-            out.print(USAGE);
-            return args.flag("help") ? 0 : 2;
+    /** Runs {@code ./sqloop dlq ARGS} on {@code env} and these streams, as {@link Main#run(List)} does. */
+    public static int run(List<String> argv, Map<String, String> env, PrintStream out, PrintStream err) throws Exception {
+        CommandLine c = Main.configure(new CommandLine(new DlqCommand(env, out, err)).setCommandName("./sqloop dlq"));
+        c.setOut(new java.io.PrintWriter(out, true));
+        return Main.run(c, argv);
+    }
+
+    /** Where Kafka is and how long to wait for it: every subcommand's. */
+    static final class KafkaOptions {
+        @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "the Kafka brokers (default: SQLOOP_BOOTSTRAP_SERVERS)")
+        String bootstrap;
+        @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "15s", description = "how long to wait for the brokers (250ms, 15s, 2m)")
+        String timeout;
+    }
+
+    @Command(name = "list",
+            description = {"One line per dead letter (the latest --limit): dlq offset, time, stage, reason, original",
+                "topic-partition@offset, question id, whether it was replayed, the exception on one line."})
+    static final class ListLetters implements Callable<Integer> {
+        @ParentCommand
+        DlqCommand dlq;
+        @Mixin
+        KafkaOptions kafka;
+        @Mixin
+        DeadLetterFilter.Options filter;
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "" + LIST_LIMIT, description = "the latest N (default ${DEFAULT-VALUE})")
+        int limit;
+
+        @Override
+        public Integer call() throws Exception {
+            return dlq.connect(kafka).guarded(() -> dlq.list(filter.filter(Instant.now()), positive("--limit", limit)));
         }
-        if (args.flag("help")) {
-            out.print(USAGE);
-            return 0;
+    }
+
+    @Command(name = "show",
+            description = "One dead letter in full: every header (values past 2,000 chars cut), the key, the value as UTF-8 (past 10,000).")
+    static final class Show implements Callable<Integer> {
+        @ParentCommand
+        DlqCommand dlq;
+        @Mixin
+        KafkaOptions kafka;
+        @Parameters(index = "0", paramLabel = "OFFSET", description = "the dead letter's dlq offset (17, or 2:17 on partition 2)")
+        String id;
+
+        @Override
+        public Integer call() throws Exception {
+            String parsed = DeadLetterFilter.parseId(id);
+            return dlq.connect(kafka).guarded(() -> dlq.show(parsed));
         }
-        switch (sub) {
-            case "list" -> args.allowOnly(true, concat(FILTERS, "limit"));
-            case "show" -> args.allowOnly(true, "bootstrap", "timeout", "help");
-            case "replay" -> args.allowOnly(true, concat(FILTERS, "limit", "offset", "dry-run"));
-            default -> throw new Args.UsageException("dlq: unknown subcommand '" + sub + "' (list, show, replay)\n" + USAGE);
+    }
+
+    @Command(name = "replay",
+            description = {"Re-produce dead letters to their original topic with their original key, value and headers",
+                "(sqloop.error.* removed: the attempt is unchanged, a replay is not a repair), each only once: the record and",
+                "its mark on dlq-replays go in one transaction, and a concurrent replay is fenced."})
+    static final class Replay implements Callable<Integer> {
+        @ParentCommand
+        DlqCommand dlq;
+        @Mixin
+        KafkaOptions kafka;
+        @Mixin
+        DeadLetterFilter.Options filter;
+        @Option(names = "--limit", paramLabel = "N", description = "the oldest N not yet replayed")
+        Integer limit;
+        @Option(names = "--dry-run", description = "say what would be replayed, send nothing")
+        boolean dryRun;
+
+        @Override
+        public Integer call() throws Exception {
+            int max = limit == null ? Integer.MAX_VALUE : positive("--limit", limit);
+            return dlq.connect(kafka).guarded(() -> dlq.replay(filter.filter(Instant.now()), max, dryRun));
         }
-        List<String> operands = args.positional().subList(1, args.positional().size());
-        if (sub.equals("show") ? operands.size() != 1 : !operands.isEmpty()) {
-            throw new Args.UsageException(sub.equals("show") ? "dlq show needs one dead letter's dlq offset: ./sqloop dlq show 17"
-                    : "dlq " + sub + ": unexpected argument '" + operands.getFirst() + "'");
-        }
-        String bootstrap = args.string("bootstrap", env.get(KafkaSettings.BOOTSTRAP));
-        if (bootstrap == null || bootstrap.isBlank() || bootstrap.equals("true")) {
+    }
+
+    /** The brokers this command talks to, from the options or the environment. */
+    private DlqCommand connect(KafkaOptions options) {
+        String bootstrap = options.bootstrap != null ? options.bootstrap : env.get(KafkaSettings.BOOTSTRAP);
+        if (bootstrap == null || bootstrap.isBlank()) {
             throw new Args.UsageException("dlq: where is Kafka? give --bootstrap HOST:PORT or set " + KafkaSettings.BOOTSTRAP);
         }
         // the duration syntax of the SQLOOP_* settings (250ms, 15s, 2m)
-        Duration timeout = new EnvConfig(Map.of("--timeout", args.string("timeout", "15s"))).duration("--timeout", Duration.ofSeconds(15));
-        KafkaSettings kafka = new KafkaSettings(bootstrap, new EnvConfig(env).prefixed(KafkaSettings.CLIENT_PREFIX));
-        DlqCommand command = new DlqCommand(kafka, timeout, out);
-        Instant now = Instant.now();
+        this.timeout = new EnvConfig(Map.of("--timeout", options.timeout)).duration("--timeout", Duration.ofSeconds(15));
+        this.kafka = new KafkaSettings(bootstrap, new EnvConfig(env).prefixed(KafkaSettings.CLIENT_PREFIX));
+        return this;
+    }
+
+    private interface Action {
+        int run() throws Exception;
+    }
+
+    /** Runs the action, saying in one line on stderr why it failed when the brokers did not answer or it could not be done. */
+    private int guarded(Action action) throws Exception {
         try {
-            return switch (sub) {
-                case "list" -> command.list(DeadLetterFilter.from(args, now), positive(args, "limit", LIST_LIMIT));
-                case "show" -> command.show(DeadLetterFilter.parseId(operands.getFirst()));
-                default -> command.replay(DeadLetterFilter.from(args, now), positive(args, "limit", Integer.MAX_VALUE), args.flag("dry-run"));
-            };
+            return action.run();
         } catch (Unreachable e) {
-            err.println("sqloop: dlq: cannot reach the Kafka brokers at " + bootstrap + " within " + timeout.toSeconds()
+            err.println("sqloop: dlq: cannot reach the Kafka brokers at " + kafka.bootstrapServers() + " within " + timeout.toSeconds()
                     + " s (--bootstrap or " + KafkaSettings.BOOTSTRAP + "): " + e.getMessage());
-            return 1;
+            return Main.FAILED;
         } catch (Failed e) {
             err.println("sqloop: dlq: " + e.getMessage());
-            return 1;
+            return Main.FAILED;
         }
     }
 
@@ -364,7 +430,7 @@ public final class DlqCommand {
         return true;
     }
 
-    private static dev.sqloop.common.Topics.Spec spec(String name) {
+    private static dev.sqloop.common.topic.Topics.Spec spec(String name) {
         return Topics.ALL.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
     }
 
@@ -432,16 +498,9 @@ public final class DlqCommand {
         return s == null || s.isEmpty() ? "-" : s;
     }
 
-    private static int positive(Args args, String name, int fallback) {
-        int n = args.integer(name, fallback);
-        if (n < 1) throw new Args.UsageException("--" + name + " must be at least 1, was " + n);
+    private static int positive(String option, int n) {
+        if (n < 1) throw new Args.UsageException(option + " must be at least 1, was " + n);
         return n;
-    }
-
-    private static String[] concat(String[] a, String... b) {
-        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, all, a.length, b.length);
-        return all;
     }
 
     /** The brokers did not answer in time. */

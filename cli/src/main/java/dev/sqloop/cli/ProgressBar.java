@@ -12,7 +12,8 @@ public final class ProgressBar {
 
     public ProgressBar(PrintStream out) {
         this.out = out;
-        this.interactive = System.console() != null || "true".equals(System.getenv("SQLOOP_FORCE_PROGRESS"));
+        // redrawn in place only on a terminal: in a file or a CI log, \r redraws would pile up on one line
+        this.interactive = Terminal.err() || "true".equals(System.getenv("SQLOOP_FORCE_PROGRESS"));
     }
 
     public void update(long done, long total, String detail) {

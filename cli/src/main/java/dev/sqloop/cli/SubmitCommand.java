@@ -9,127 +9,188 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
- * {@code ./sqloop submit FILE.jsonl --gateway URL [--api-key K] [--wait] [--out results.jsonl]}: submits a JSONL
- * batch, shows progress, writes every final result. Resumable: the batch id is kept beside the input
- * ({@code FILE.jsonl.sqloop-batch}); running the command again resumes waiting instead of submitting again.
+ * {@code ./sqloop submit FILE.jsonl}: submits a JSONL batch, shows progress, writes every final result. Resumable: the
+ * batch id is kept beside the input ({@code FILE.jsonl.sqloop-batch}); running the command again resumes waiting
+ * instead of submitting again. {@code status}, {@code cancel} and {@code retry} are its companions, nested here.
  */
-public final class SubmitCommand {
-    static final String USAGE = """
-            usage: ./sqloop submit FILE.jsonl --gateway URL [--api-key K] [--wait] [--out results.jsonl] [--resubmit]
-                   ./sqloop submit FILE.jsonl --retry-failed [--reason R[,R]...] [--wait] [--out results.jsonl]
+@Command(name = "submit",
+        description = {"Submit a JSONL batch to the gateway and follow it.",
+            "",
+            "One {\"question\", \"datasource\", \"clientId\"?, \"maxAttempts\"?, \"metadata\"?} per line. Prints the batch id;",
+            "with --wait or --out follows the batch with a progress bar and writes every final result. The id is kept in",
+            "FILE.jsonl.sqloop-batch: running the command again resumes instead of submitting again."},
+        exitCodeListHeading = "%nexit codes:%n",
+        exitCodeList = {"0:submitted (and, waited for, every question succeeded)", "1:failed (no gateway, a refusal)",
+            "2:usage", "3:the waited batch finished and some of its questions failed"})
+public final class SubmitCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "FILE.jsonl", description = "the batch, one question a line")
+    Path file;
 
-            Submits a JSONL batch (one {"question", "datasource", "clientId"?, "maxAttempts"?, "metadata"?} per line)
-            and prints its batch id; with --wait or --out follows it with a progress bar and writes every final result.
-            The batch id is kept in FILE.jsonl.sqloop-batch: running the command again resumes instead of submitting.
-            options:
-              --gateway URL      the gateway (default SQLOOP_GATEWAY_URL, else http://127.0.0.1:8080)
-              --api-key K        the gateway's API key (default SQLOOP_API_KEY)
-              --wait             follow the batch until every question is final
-              --out FILE         write the final results there (implies --wait)
-              --resubmit         submit again even if FILE.jsonl.sqloop-batch names a batch
-              --retry-failed     run the batch's failed questions again (the batch named by FILE.jsonl.sqloop-batch):
-                                 those failed for --reason, by default the outages (llm_unavailable,
-                                 warehouse_unavailable, infrastructure_error, deadline_exceeded); see ./sqloop retry --help
-            """;
+    @Mixin
+    GatewayOptions gateway;
 
-    static final String RETRY_USAGE = """
-            usage: ./sqloop retry ID [--batch] [--reason R[,R]...] [--wait] [--out results.jsonl] [--gateway URL] [--api-key K]
+    @Option(names = "--wait", description = "follow the batch until every question is final")
+    boolean wait;
 
-            Runs failed questions again once what failed them is back (the LLM, the warehouse): a question (any failure
-            but "cancelled"), or with --batch the batch's questions failed for the given reasons (default: the outages,
-            llm_unavailable, warehouse_unavailable, infrastructure_error and deadline_exceeded; any failure reason but
-            "cancelled" may be named). A retry is not a repair: each question starts again from attempt 1 with its whole
-            budget, at a new round; the batch's counts drop it until it ends again, and its new result replaces the old.
-            With --wait (or --out, which writes the batch's results) follows the retried questions until they end.
-            """;
+    @Option(names = "--out", paramLabel = "FILE", description = "write the final results there (implies --wait)")
+    Path out;
 
-    static final String STATUS_USAGE = """
-            usage: ./sqloop status ID [--batch] [--gateway URL] [--api-key K]
+    @Option(names = "--resubmit", description = "submit again even if FILE.jsonl.sqloop-batch names a batch")
+    boolean resubmit;
 
-            Prints a question's status (or, with --batch, a batch's) as the gateway serves it.
-            """;
+    @Option(names = "--retry-failed", description = {"run the failed questions of the batch FILE.jsonl.sqloop-batch names again:",
+        "those failed for --reason, by default the outages (" + OUTAGES + "); see ./sqloop retry --help"})
+    boolean retryFailed;
 
-    static final String CANCEL_USAGE = """
-            usage: ./sqloop cancel ID [--batch] [--gateway URL] [--api-key K]
+    @Option(names = "--reason", paramLabel = "R", split = ",", description = "with --retry-failed: the failure reasons to retry (repeatable, or R,R)")
+    List<String> reasons = new ArrayList<>();
 
-            Cancels a question (or, with --batch, a batch): what is not final yet ends "cancelled" at the next stage
-            it reaches, with no further LLM call. Idempotent; a finished question or batch is refused with the gateway's
-            reason (409).
-            """;
+    static final String OUTAGES = "llm_unavailable, warehouse_unavailable, infrastructure_error, deadline_exceeded";
 
-    private SubmitCommand() {}
+    /** {@code ./sqloop status ID [--batch]}: a question's or a batch's status as JSON. */
+    @Command(name = "status",
+            description = {"Print a question's status (or, with --batch, a batch's) as the gateway serves it."})
+    static final class Status implements Callable<Integer> {
+        @Mixin
+        TargetId target;
+        @Mixin
+        GatewayOptions gateway;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            System.out.println(gateway.client().get(target.path()).toPrettyString());
+            return Main.OK;
+        }
+    }
 
     /** {@code ./sqloop cancel ID [--batch]}. */
-    static int cancel(Args args) throws IOException, InterruptedException {
-        if (args.positional().isEmpty()) throw new Args.UsageException("cancel needs an id: ./sqloop cancel ID [--batch]");
-        GatewayClient client = GatewayClient.fromArgs(args);
-        String id = args.positional().get(0);
-        JsonNode r = client.delete((args.flag("batch") ? "/v1/batches/" : "/v1/questions/") + id, 202);
-        System.out.println(r.toPrettyString());
-        return 0;
+    @Command(name = "cancel",
+            description = {"Cancel a question (or, with --batch, a batch).",
+                "",
+                "What is not final yet ends \"cancelled\" at the next stage it reaches, with no further LLM call. Idempotent;",
+                "a finished question or batch is refused with the gateway's reason (409)."})
+    static final class Cancel implements Callable<Integer> {
+        @Mixin
+        TargetId target;
+        @Mixin
+        GatewayOptions gateway;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            System.out.println(gateway.client().delete(target.path(), 202).toPrettyString());
+            return Main.OK;
+        }
     }
 
     /** {@code ./sqloop retry ID [--batch] [--reason R]...}. */
-    static int retry(Args args) throws IOException, InterruptedException {
-        if (args.positional().isEmpty()) throw new Args.UsageException("retry needs an id: ./sqloop retry ID [--batch]");
-        GatewayClient client = GatewayClient.fromArgs(args);
-        String id = args.positional().get(0);
-        return args.flag("batch") ? retryBatch(client, id, args) : retryQuestion(client, id, args);
+    @Command(name = "retry",
+            description = {"Run failed questions again once what failed them (the LLM, the warehouse) is back.",
+                "",
+                "A question (any failure but \"cancelled\"), or with --batch the batch's questions failed for the given",
+                "reasons (default: the outages, " + OUTAGES + "; any failure reason but \"cancelled\" may be",
+                "named). A retry is not a repair: each question starts again from attempt 1 with its whole budget, at a new",
+                "round; the batch's counts drop it until it ends again, and its new result replaces the old. With --wait (or",
+                "--out, which writes the batch's results) follows the retried questions until they end."},
+            exitCodeListHeading = "%nexit codes:%n",
+            exitCodeList = {"0:retried (and, waited for, nothing failed)", "1:failed", "2:usage",
+                "3:waited for, and the question (or a question of the batch) failed again"})
+    static final class Retry implements Callable<Integer> {
+        @Mixin
+        TargetId target;
+        @Option(names = "--reason", paramLabel = "R", split = ",", description = "with --batch: the failure reasons to retry (repeatable, or R,R)")
+        List<String> reasons = new ArrayList<>();
+        @Option(names = "--wait", description = "follow the retried questions until they end")
+        boolean wait;
+        @Option(names = "--out", paramLabel = "FILE", description = "with --batch: write the batch's results there (implies --wait)")
+        Path out;
+        @Mixin
+        GatewayOptions gateway;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            GatewayClient client = gateway.client();
+            return target.batch ? retryBatch(client, target.id, reasons, wait, out) : retryQuestion(client, target.id, reasons, wait);
+        }
     }
 
-    private static int retryQuestion(GatewayClient client, String id, Args args) throws IOException, InterruptedException {
-        if (!args.strings("reason").isEmpty()) throw new Args.UsageException("--reason picks a batch's questions: add --batch");
+    private static int retryQuestion(GatewayClient client, String id, List<String> reasons, boolean wait) throws IOException, InterruptedException {
+        if (!reasons.isEmpty()) throw new Args.UsageException("--reason picks a batch's questions: add --batch");
         JsonNode accepted = client.postJson("/v1/questions/" + id + "/retry", "", 202);
         int round = accepted.get("round").asInt();
         System.err.printf("sqloop: retrying question %s (failed for %s) at round %d%n", id, accepted.get("previousReason").asText(), round);
-        if (!args.flag("wait")) {
+        if (!wait) {
             System.out.println(accepted.toPrettyString());
-            return 0;
+            return Main.OK;
         }
         while (true) {
             JsonNode s = client.getPatiently("/v1/questions/" + id, Duration.ofMinutes(2));
             String status = s.get("status").asText();
             if (s.path("round").asInt() >= round && (status.equals("succeeded") || status.equals("failed"))) {
                 System.out.println(s.toPrettyString());
-                return 0;
+                if (status.equals("succeeded")) return Main.OK;
+                System.err.printf("sqloop: question %s failed again (%s)%n", id, s.path("reason").asText());
+                return Main.QUESTIONS_FAILED;
             }
             Thread.sleep(1000);
         }
     }
 
-    private static int retryBatch(GatewayClient client, String batchId, Args args) throws IOException, InterruptedException {
-        List<String> reasons = args.strings("reason").stream()
-                .flatMap(r -> java.util.Arrays.stream(r.split(","))).map(String::trim).filter(r -> !r.isEmpty()).toList();
+    private static int retryBatch(GatewayClient client, String batchId, List<String> reasonArgs, boolean waitFlag, Path out)
+            throws IOException, InterruptedException {
+        List<String> reasons = reasonArgs.stream().map(String::trim).filter(r -> !r.isEmpty()).toList();
         String body = reasons.isEmpty() ? "" : JsonCodec.mapper().writeValueAsString(Map.of("reasons", reasons));
         JsonNode accepted = client.postJson("/v1/batches/" + batchId + "/retry", body, 200, 202);
         int retried = accepted.get("retried").asInt();
         int round = accepted.get("round").asInt();
         System.err.printf("sqloop: retrying %d questions of batch %s at round %d (%s)%n", retried, batchId, round,
                 retried == 0 ? "none failed for " + accepted.get("reasons") : accepted.get("byReason"));
-        boolean wait = args.flag("wait") || args.string("out", null) != null;
-        if (!wait) {
+        if (!waitFlag && out == null) {
             System.out.println(accepted.toPrettyString());
-            return 0;
+            return Main.OK;
         }
         JsonNode status = retried == 0 ? client.getPatiently("/v1/batches/" + batchId, Duration.ofMinutes(2))
                 : awaitRound(client, batchId, round, retried);
-        return finish(client, batchId, status, args);
+        return finish(client, batchId, status, out);
     }
 
-    /** Writes the batch's results where {@code --out} says (if it does) and prints the batch's status. */
-    private static int finish(GatewayClient client, String batchId, JsonNode status, Args args) throws IOException, InterruptedException {
-        String out = args.string("out", null);
+    /**
+     * Writes the batch's results to {@code out} (if given), prints the batch's status, and answers
+     * {@link Main#QUESTIONS_FAILED} when any of its questions failed: a script waiting on a batch sees it in the exit code.
+     */
+    private static int finish(GatewayClient client, String batchId, JsonNode status, Path out) throws IOException, InterruptedException {
         if (out != null) {
-            long written = download(client, batchId, Path.of(out));
+            long written = download(client, batchId, out);
             System.err.printf("sqloop: wrote %d results to %s%n", written, out);
         }
         System.out.println(status.toPrettyString());
-        return 0;
+        long failed = status.path("byStatus").path("failed").asLong(0);
+        if (failed == 0) return Main.OK;
+        System.err.printf("sqloop: %d of %d questions failed (%s); exit code %d%n", failed, status.path("total").asLong(),
+                failureReasons(status.path("byReason")), Main.QUESTIONS_FAILED);
+        return Main.QUESTIONS_FAILED;
+    }
+
+    /** The batch's reasons that are not successes, {@code reason count, ...}. */
+    static String failureReasons(JsonNode byReason) {
+        StringBuilder b = new StringBuilder();
+        for (Iterator<Map.Entry<String, JsonNode>> it = byReason.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (e.getKey().endsWith("_success")) continue;
+            if (!b.isEmpty()) b.append(", ");
+            b.append(e.getKey()).append(' ').append(e.getValue().asLong());
+        }
+        return b.toString();
     }
 
     /** Follows a batch until {@code count} questions have a result of {@code round} or later ({@code byRound}). */
@@ -151,20 +212,19 @@ public final class SubmitCommand {
         }
     }
 
-    static int run(Args args) throws IOException, InterruptedException {
-        if (args.positional().isEmpty()) throw new Args.UsageException("submit needs a JSONL file: ./sqloop submit FILE.jsonl --gateway URL");
-        Path file = Path.of(args.positional().get(0));
+    @Override
+    public Integer call() throws IOException, InterruptedException {
         if (!Files.isRegularFile(file)) throw new Args.UsageException("no such file: " + file);
-        GatewayClient client = GatewayClient.fromArgs(args);
+        GatewayClient client = gateway.client();
         Path stateFile = file.resolveSibling(file.getFileName() + ".sqloop-batch");
-        if (args.flag("retry-failed")) {
+        if (retryFailed) {
             if (!Files.exists(stateFile)) throw new Args.UsageException("no batch to retry: " + stateFile + " does not exist (submit first)");
-            if (args.flag("resubmit")) throw new Args.UsageException("--retry-failed and --resubmit exclude each other");
-            return retryBatch(client, Files.readString(stateFile).trim(), args);
+            if (resubmit) throw new Args.UsageException("--retry-failed and --resubmit exclude each other");
+            return retryBatch(client, Files.readString(stateFile).trim(), reasons, wait, out);
         }
-        if (!args.strings("reason").isEmpty()) throw new Args.UsageException("--reason goes with --retry-failed");
+        if (!reasons.isEmpty()) throw new Args.UsageException("--reason goes with --retry-failed");
         String batchId;
-        if (Files.exists(stateFile) && !args.flag("resubmit")) {
+        if (Files.exists(stateFile) && !resubmit) {
             batchId = Files.readString(stateFile).trim();
             System.err.println("sqloop: resuming batch " + batchId + " (from " + stateFile + "; --resubmit to submit again)");
         } else {
@@ -173,12 +233,11 @@ public final class SubmitCommand {
             Files.writeString(stateFile, batchId + "\n");
             System.err.printf("sqloop: submitted %d questions as batch %s%n", accepted.get("count").asInt(), batchId);
         }
-        boolean wait = args.flag("wait") || args.string("out", null) != null;
-        if (!wait) {
+        if (!wait && out == null) {
             System.out.println(batchId);
-            return 0;
+            return Main.OK;
         }
-        return finish(client, batchId, awaitBatch(client, batchId), args);
+        return finish(client, batchId, awaitBatch(client, batchId), out);
     }
 
     public static JsonNode awaitBatch(GatewayClient client, String batchId) throws IOException, InterruptedException {
@@ -217,15 +276,5 @@ public final class SubmitCommand {
         }
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return lines;
-    }
-
-    /** {@code ./sqloop status ID}: a question's or a batch's status as JSON. */
-    static int status(Args args) throws IOException, InterruptedException {
-        if (args.positional().isEmpty()) throw new Args.UsageException("status needs an id: ./sqloop status ID [--batch]");
-        GatewayClient client = GatewayClient.fromArgs(args);
-        String id = args.positional().get(0);
-        String path = args.flag("batch") ? "/v1/batches/" + id : "/v1/questions/" + id;
-        System.out.println(client.get(path).toPrettyString());
-        return 0;
     }
 }

@@ -47,7 +47,7 @@ class DlqCommandTest {
     }
 
     private static DeadLetterFilter filter(String... argv) {
-        return DeadLetterFilter.from(new Args(List.of(argv)), NOW);
+        return picocli.CommandLine.populateCommand(new DeadLetterFilter.Options(), argv).filter(NOW);
     }
 
     @Test
@@ -161,24 +161,37 @@ class DlqCommandTest {
     void shouldPrintUsageForHelpAndRefuseUnknownOptionsByName() throws Exception {
         for (List<String> help : List.of(List.of("--help"), List.of("list", "--help"), List.of("show", "--help"), List.of("replay", "--help"))) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            assertEquals(0, DlqCommand.run(new Args(help), Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err), help.toString());
-            assertTrue(out.toString(StandardCharsets.UTF_8).contains("usage: ./sqloop dlq list|show|replay"));
+            assertEquals(0, DlqCommand.run(help, Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err), help.toString());
+            String sub = help.size() > 1 ? " " + help.getFirst() : "";
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("usage: ./sqloop dlq" + sub), out.toString(StandardCharsets.UTF_8));
         }
-        assertEquals(2, DlqCommand.run(new Args(List.of()), Map.of(), new PrintStream(new ByteArrayOutputStream()), System.err));
+        ByteArrayOutputStream bare = new ByteArrayOutputStream();
+        assertEquals(2, DlqCommand.run(List.of(), Map.of(), new PrintStream(bare, true, StandardCharsets.UTF_8), System.err));
+        assertTrue(bare.toString(StandardCharsets.UTF_8).contains("list") && bare.toString(StandardCharsets.UTF_8).contains("replay"));
         Args.UsageException unknown = assertThrows(Args.UsageException.class,
-                () -> DlqCommand.run(new Args(List.of("list", "--stag", "executor")), Map.of(), System.out, System.err));
-        assertTrue(unknown.getMessage().contains("unknown option --stag"), unknown.getMessage());
-        assertThrows(Args.UsageException.class, () -> DlqCommand.run(new Args(List.of("show")), Map.of(), System.out, System.err));
-        assertThrows(Args.UsageException.class, () -> DlqCommand.run(new Args(List.of("purge")), Map.of(), System.out, System.err));
+                () -> DlqCommand.run(List.of("list", "--stag", "executor"), Map.of(), System.out, System.err));
+        assertTrue(unknown.getMessage().contains("'--stag'"), unknown.getMessage());
+        assertThrows(Args.UsageException.class, () -> DlqCommand.run(List.of("show"), Map.of(), System.out, System.err));
+        assertThrows(Args.UsageException.class, () -> DlqCommand.run(List.of("purge"), Map.of(), System.out, System.err));
         Args.UsageException noKafka = assertThrows(Args.UsageException.class,
-                () -> DlqCommand.run(new Args(List.of("list")), Map.of(), System.out, System.err));
+                () -> DlqCommand.run(List.of("list"), Map.of(), System.out, System.err));
         assertTrue(noKafka.getMessage().contains("SQLOOP_BOOTSTRAP_SERVERS"), noKafka.getMessage());
+        assertThrows(Args.UsageException.class, () -> DlqCommand.run(List.of("list", "--limit", "0"), Map.of(), System.out, System.err));
+    }
+
+    /** --reason's help names every reason the reporter writes: the list is kept in one place. */
+    @Test
+    void shouldNameEveryDeadLetterReasonInTheHelp() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        DlqCommand.run(List.of("list", "--help"), Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        String help = out.toString(StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        for (String reason : dev.sqloop.common.runtime.DeadLetterReporter.REASONS) assertTrue(help.contains(reason), reason + " in " + help);
     }
 
     @Test
     void shouldFailNamingTheBootstrapServersWhenNoBrokerAnswers() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = DlqCommand.run(new Args(List.of("list", "--timeout", "2s")), Map.of("SQLOOP_BOOTSTRAP_SERVERS", "127.0.0.1:1"),
+        int code = DlqCommand.run(List.of("list", "--timeout", "2s"), Map.of("SQLOOP_BOOTSTRAP_SERVERS", "127.0.0.1:1"),
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(1, code);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("cannot reach the Kafka brokers at 127.0.0.1:1"), err.toString(StandardCharsets.UTF_8));
@@ -186,11 +199,10 @@ class DlqCommandTest {
 
     @Test
     void shouldKeepEveryValueOfARepeatedOption() {
-        Args args = new Args(List.of("replay", "--offset", "3", "--offset=5", "--dry-run"));
-        assertEquals(List.of("3", "5"), args.strings("offset"));
-        assertEquals("5", args.string("offset", null));
-        assertTrue(args.flag("dry-run"));
-        assertEquals(List.of(), args.strings("stage"));
+        DeadLetterFilter.Options options = picocli.CommandLine.populateCommand(new DeadLetterFilter.Options(), "--offset", "3", "--offset=5");
+        assertEquals(List.of("3", "5"), options.offsets);
+        assertEquals(java.util.Set.of("3", "5"), options.filter(NOW).ids());
+        assertEquals(null, options.filter(NOW).stage());
     }
 
     private static DeadLetter withHeader(DeadLetter d, String name, String value) {

@@ -8,9 +8,10 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.core.spi.FilterReply;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The one broker error the console drops, and only that one. */
+/** The one broker error the console drops, in each of its wordings, and only that one. */
 class KnownBrokerNoiseTest {
     private static final String KNOWN = "Invalid sequence number for producer 11 at offset 15 in partition "
             + "sqloop-gateway-questions-changelog-1: 5 (incoming seq. number). Expected sequence 0 for transactions v2 "
@@ -24,11 +25,14 @@ class KnownBrokerNoiseTest {
     }
 
     @Test
-    void shouldDropOnlyTheReplicaManagersNoExistingStateError() {
-        assertEquals(FilterReply.DENY, decide(KnownBrokerNoise.LOGGER, Level.ERROR, new OutOfOrderSequenceException(KNOWN)));
-        assertEquals(FilterReply.NEUTRAL, decide(KnownBrokerNoise.LOGGER, Level.ERROR,
-                new OutOfOrderSequenceException("Out of order sequence number for producer 7: 12 (incoming), 9 (current)")),
-                "another out-of-order sequence still shows");
+    void shouldDropOnlyTheReplicaManagersOutOfOrderSequenceErrors() {
+        // kafka-storage 4.3.1's ProducerAppendInfo: every wording of the refusal
+        for (String wording : List.of(KNOWN,
+                "Out of order sequence number for producer 7 at offset 40 in partition results-2: 12 (incoming seq. number), 9 (earliest seen sequence)",
+                "Out of order sequence number for producer 7 at offset 40 in partition results-2: 12 (incoming seq. number), 9 (current end sequence number)",
+                "Invalid sequence number for new epoch of producer 7at offset 40 in partition results-2: 1 (request epoch), 5 (seq. number), 0 (current producer epoch)")) {
+            assertEquals(FilterReply.DENY, decide(KnownBrokerNoise.LOGGER, Level.ERROR, new OutOfOrderSequenceException(wording)), wording);
+        }
         assertEquals(FilterReply.NEUTRAL, decide(KnownBrokerNoise.LOGGER, Level.ERROR, new IllegalStateException(KNOWN)));
         assertEquals(FilterReply.NEUTRAL, decide(KnownBrokerNoise.LOGGER, Level.ERROR, null));
         assertEquals(FilterReply.NEUTRAL, decide("kafka.server.KafkaApis", Level.ERROR, new OutOfOrderSequenceException(KNOWN)));

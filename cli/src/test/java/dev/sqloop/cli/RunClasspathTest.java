@@ -24,7 +24,7 @@ class RunClasspathTest {
             "dev.sqloop.testkit.EmbeddedKafka",          // testkit's in-process broker
             "dev.sqloop.testkit.llm.SimulatedLlm",       // the simulated LLM
             "dev.sqloop.testkit.engines.DemoWarehouse",  // the demo warehouse generator
-            "dev.sqloop.embedded.EmbeddedPipeline",      // the all-in-one-JVM pipeline
+            "dev.sqloop.embedded.pipeline.EmbeddedPipeline", // the all-in-one-JVM pipeline
             "kafka.server.KafkaRaftServer",              // the Kafka broker itself
             "io.trino.tpch.TpchTable"})                  // the TPC-H generator
     void shouldNotCarryTestInfrastructure(String className) {

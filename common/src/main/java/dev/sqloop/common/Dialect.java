@@ -11,7 +11,9 @@ public enum Dialect {
     HIVE("HiveQL"),
     SPARKSQL("Spark SQL"),
     POSTGRES("PostgreSQL"),
-    DUCKDB("DuckDB");
+    DUCKDB("DuckDB"),
+    /** ClickHouse: a server over {@code jdbc:clickhouse://}, or chDB in-process on a directory ({@code jdbc:chdb:DIR}). */
+    CLICKHOUSE("ClickHouse");
 
     private final String displayName;
 
@@ -21,7 +23,7 @@ public enum Dialect {
 
     /**
      * {@code identifier} quoted for this dialect: backticks on HiveServer2 (Hive, Spark), where a double quote makes a
-     * string literal; the standard double quotes elsewhere.
+     * string literal; the standard double quotes elsewhere (ClickHouse reads both as identifiers).
      */
     public String quote(String identifier) {
         String q = this == HIVE || this == SPARKSQL ? "`" : "\"";
@@ -66,7 +68,8 @@ public enum Dialect {
             case "sparksql", "spark", "spark-sql" -> SPARKSQL;
             case "postgres", "postgresql" -> POSTGRES;
             case "duckdb" -> DUCKDB;
-            default -> throw new IllegalArgumentException("unknown dialect '" + value + "' (trino, presto, hive, sparksql, postgres, duckdb)");
+            case "clickhouse", "chdb" -> CLICKHOUSE;
+            default -> throw new IllegalArgumentException("unknown dialect '" + value + "' (trino, presto, hive, sparksql, postgres, duckdb, clickhouse)");
         };
     }
 }

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Issue;
+import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.message.TokenUsage;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -43,6 +45,22 @@ class JsonCodecTest {
         String older = "{\"questionId\":\"q\",\"datasource\":\"d\",\"question\":\"x\",\"attempt\":1,\"maxAttempts\":3}";
         assertEquals(null, JsonCodec.decode(older.getBytes(StandardCharsets.UTF_8), QuestionTask.class).dialect(),
                 "no dialect: the stage falls back to its datasource settings");
+    }
+
+    @Test
+    void shouldCarryCachedTokensCostAndAWholeSchemaAndReadThemAsZeroFromAnOlderProducer() throws Exception {
+        QuestionTask task = QuestionTask.create("q1", "acme", "demo", "x", 3, Instant.EPOCH)
+                .withContext(List.of(), new LinkedSchema(List.of(new LinkedSchema.Table("t", null, List.of())), true), null)
+                .withSql("SELECT 1", new TokenUsage(1500, 20, 1152, 0.00042));
+        QuestionTask back = JsonCodec.decode(JsonCodec.encode(task), QuestionTask.class);
+        assertEquals(new TokenUsage(1500, 20, 1152, 0.00042), back.usage());
+        assertTrue(back.linkedSchema().whole());
+
+        String older = "{\"questionId\":\"q\",\"datasource\":\"d\",\"question\":\"x\",\"attempt\":1,\"maxAttempts\":3,"
+                + "\"usage\":{\"inputTokens\":300,\"outputTokens\":12},\"linkedSchema\":{\"tables\":[{\"name\":\"t\"}]}}";
+        QuestionTask old = JsonCodec.decode(older.getBytes(StandardCharsets.UTF_8), QuestionTask.class);
+        assertEquals(new TokenUsage(300, 12, 0, 0), old.usage());
+        assertEquals(false, old.linkedSchema().whole(), "a schema of unknown origin is read as this question's own");
     }
 
     @Test

@@ -1,14 +1,15 @@
 package dev.sqloop.embedded;
 
-import dev.sqloop.cli.Args;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.testkit.EmbeddedKafka;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./sqloop broker}: a single-node KRaft Kafka broker for a local multi-process stack (each service started with
@@ -17,27 +18,33 @@ import java.util.concurrent.CountDownLatch;
  * Kafka (see the Helm chart).
  */
 final class Broker {
-    static final String USAGE = """
-            usage: ./sqloop broker [--data-dir DIR]
+    /** {@code ./sqloop broker [--data-dir DIR]}. */
+    @Command(name = "broker",
+            description = {dev.sqloop.cli.Main.BROKER,
+                "",
+                "Starts a single-node KRaft Kafka broker in this JVM, creates sqloop's topics, prints the address to export as",
+                "SQLOOP_BOOTSTRAP_SERVERS and runs until Ctrl-C. Data and ports live in DIR: a restart keeps the address and",
+                "every record. Development only; production runs a real Kafka."})
+    static final class Cmd implements Callable<Integer> {
+        @Option(names = "--data-dir", paramLabel = "DIR", description = "the broker's data and ports (default $SQLOOP_HOME/.sqloop/broker)")
+        Path dataDir;
 
-            Starts a single-node KRaft Kafka broker in this JVM for a local multi-process stack, creates sqloop's
-            topics, prints the address to export as SQLOOP_BOOTSTRAP_SERVERS and runs until Ctrl-C. Data and ports
-            live in DIR (default $SQLOOP_HOME/.sqloop/broker): a restart keeps the address and every record.
-            Development only; production runs a real Kafka.
-            """;
+        @Override
+        public Integer call() throws Exception {
+            return run(dataDir);
+        }
+    }
 
     private Broker() {}
 
-    static int run(Args args) throws Exception {
+    static int run(Path dataDir) throws Exception {
         String home = System.getenv("SQLOOP_HOME");
-        Path dir = Path.of(args.string("data-dir", (home == null || home.isBlank() ? "" : home + "/") + ".sqloop/broker")).toAbsolutePath();
-        try (EmbeddedKafka broker = start(dir)) {
+        Path dir = (dataDir != null ? dataDir : Path.of((home == null || home.isBlank() ? "" : home + "/") + ".sqloop/broker")).toAbsolutePath();
+        try (StopSignal signal = new StopSignal(); EmbeddedKafka broker = start(dir)) {
             System.out.println("sqloop broker: Kafka (KRaft, single node) at " + broker.bootstrapServers() + ", data " + dir);
             System.out.println("  export SQLOOP_BOOTSTRAP_SERVERS=" + broker.bootstrapServers());
             System.out.println("  then, each in its own terminal: ./sqloop run fewshot | generator | validator | executor | gateway");
-            CountDownLatch stop = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-            stop.await();
+            signal.await();
         }
         return 0;
     }

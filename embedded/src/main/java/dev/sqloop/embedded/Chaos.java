@@ -1,10 +1,11 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.embedded.pipeline.DemoBatch;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.Args;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.embedded.ServiceFleet.Kind;
@@ -33,10 +34,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./sqloop chaos}: the reliability suite's crash test at batch scale. Every service in its own JVM as
@@ -48,19 +52,33 @@ import org.apache.kafka.common.TopicPartition;
  * {@code results} and the repeated LLM calls. Exit 0 when nothing was lost, stuck or counted twice; 1 otherwise.
  */
 public final class Chaos {
-    static final String USAGE = """
-            usage: ./sqloop chaos [--questions N] [--kill-every SECONDS] [--kinds K,K…] [--llm-median-ms MS] [--out DIR]
+    /** {@code ./sqloop chaos [--questions N] [--kill-every S] [--kinds K,K] [--llm-median-ms MS] [--out DIR]}. */
+    @Command(name = "chaos",
+            description = {dev.sqloop.cli.Main.CHAOS,
+                "",
+                "The real pipeline in seven JVMs (this one: broker, simulated LLM; one per service, as ./sqloop run starts",
+                "them) under N questions while worker kinds are SIGKILLed and restarted in turn; then checks that every",
+                "question has exactly one final result and prints kills, stalls, duplicates and repeated LLM calls.",
+                "Exit 0 when nothing was lost, stuck or counted twice; 1 otherwise."})
+    static final class Cmd implements Callable<Integer> {
+        @Option(names = "--questions", paramLabel = "N", defaultValue = "10000", description = "questions (default ${DEFAULT-VALUE}; the demo's 40, each text made unique)")
+        int questions;
+        @Option(names = "--kill-every", paramLabel = "S", defaultValue = "30", description = "seconds between kills (default ${DEFAULT-VALUE})")
+        int every;
+        @Option(names = "--kinds", paramLabel = "K,K", split = ",", defaultValue = "fewshot,generate,repair,validator,executor,gateway",
+                description = "kinds to kill in turn (default ${DEFAULT-VALUE})")
+        List<String> kinds;
+        @Option(names = "--llm-median-ms", paramLabel = "MS", defaultValue = "100", description = "simulated LLM latency, lognormal median (default ${DEFAULT-VALUE})")
+        int llmMedianMs;
+        @Option(names = "--out", paramLabel = "DIR", description = "logs and batch files (default $SQLOOP_HOME/.sqloop/chaos/run-<time>)")
+        Path out;
 
-            The real pipeline in seven JVMs (this one: broker, simulated LLM; one per service, as ./sqloop run starts
-            them) under N questions while worker kinds are SIGKILLed and restarted in turn; then checks that every
-            question has exactly one final result and prints kills, stalls, duplicates and repeated LLM calls.
-            options:
-              --questions N        questions (default 10000; the demo's 40, each text made unique)
-              --kill-every S       seconds between kills (default 30)
-              --kinds K,…          kinds to kill in turn (default fewshot,generate,repair,validator,executor,gateway)
-              --llm-median-ms MS   simulated LLM latency, lognormal median (default 100)
-              --out DIR            logs and batch files (default $SQLOOP_HOME/.sqloop/chaos/run-<time>)
-            """;
+        @Override
+        public Integer call() throws Exception {
+            return run(questions, every, kinds, llmMedianMs, out);
+        }
+    }
+
     static final int MAX_ATTEMPTS = 3;
     static final String PREFIX = "chaos";
 
@@ -85,17 +103,14 @@ public final class Chaos {
 
     private Chaos() {}
 
-    static int run(Args args) throws Exception {
-        int questions = args.integer("questions", 10_000);
-        int every = args.integer("kill-every", 30);
-        List<String> kinds = Arrays.stream(args.string("kinds", "fewshot,generate,repair,validator,executor,gateway").split(","))
-                .map(String::strip).filter(s -> !s.isEmpty()).toList();
+    static int run(int questions, int every, List<String> kindArgs, int llmMedianMs, Path out) throws Exception {
+        List<String> kinds = kindArgs.stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
         for (String k : kinds) {
             if (KINDS.stream().noneMatch(x -> x.name().equals(k))) throw new Args.UsageException("--kinds: unknown kind '" + k + "'");
         }
         String home = System.getenv("SQLOOP_HOME");
         Path root = Path.of(home == null || home.isBlank() ? "." : home);
-        Path work = Path.of(args.string("out", root + "/.sqloop/chaos/run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+        Path work = out != null ? out : Path.of(root + "/.sqloop/chaos/run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(work);
         List<String> classpath = ServiceFleet.cliClasspath();
         Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
@@ -110,7 +125,7 @@ public final class Chaos {
         }
         System.out.printf("sqloop chaos: %d questions, a kill every %d s (%s), out %s%n", questions, every, String.join(", ", kinds), work.toAbsolutePath());
         SimulatedLlm llm = SimulatedLlm.start(new OracleResponder(gold, DemoBatch.faultMix(), "duckdb", 13), 13).recording(false);
-        llm.faults().latency(Latency.lognormal(Duration.ofMillis(args.integer("llm-median-ms", 100)), 0.5));
+        llm.faults().latency(Latency.lognormal(Duration.ofMillis(llmMedianMs), 0.5));
         try (EmbeddedKafka broker = EmbeddedKafka.start(); Admin admin = KafkaClients.admin(KafkaSettings.of(broker.bootstrapServers()))) {
             KafkaClients.ensureTopics(KafkaSettings.of(broker.bootstrapServers()), Topics.ALL, Duration.ofSeconds(60));
             int gatewayPort = Ports.free();

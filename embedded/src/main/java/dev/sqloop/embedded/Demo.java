@@ -1,7 +1,8 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.embedded.pipeline.DemoBatch;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sqloop.cli.Args;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.cli.SubmitCommand;
 import dev.sqloop.common.JsonCodec;
@@ -20,7 +21,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./sqloop demo}: the main job on embedded defaults, in one JVM. A real Kafka broker, every stage worker,
@@ -31,23 +34,31 @@ import java.util.concurrent.CountDownLatch;
 final class Demo {
     static final String DATASOURCE = "demo";
 
-    static final String USAGE = """
-            usage: ./sqloop demo [--serve] [--work-dir DIR]
+    /** {@code ./sqloop demo [--serve] [--work-dir DIR]}. */
+    @Command(name = "demo",
+            description = {dev.sqloop.cli.Main.DEMO,
+                "",
+                "The main job on embedded defaults, in one JVM: a real Kafka broker, every stage, the gateway, a generated",
+                "DuckDB warehouse (TPC-H) and the simulated LLM (or yours: SQLOOP_LLM_BASE_URL); submits the bundled",
+                "40-question batch and prints what the correction loop did."})
+    static final class Cmd implements Callable<Integer> {
+        @Option(names = "--serve", description = "keep the gateway up afterwards (Ctrl-C stops)")
+        boolean serve;
+        @Option(names = "--work-dir", paramLabel = "DIR", description = "where runs go (default $SQLOOP_HOME/.sqloop/demo)")
+        Path workDir;
 
-            The main job on embedded defaults, in one JVM: a real Kafka broker, every stage, the gateway, a generated
-            DuckDB warehouse (TPC-H) and the simulated LLM (or yours: SQLOOP_LLM_BASE_URL); submits the bundled
-            40-question batch and prints what the correction loop did.
-            options:
-              --serve          keep the gateway up afterwards (Ctrl-C stops)
-              --work-dir DIR   where runs go (default $SQLOOP_HOME/.sqloop/demo)
-            """;
+        @Override
+        public Integer call() throws Exception {
+            return run(workDir, serve);
+        }
+    }
 
     private Demo() {}
 
-    static int run(Args args) throws Exception {
+    static int run(Path workDir, boolean serve) throws Exception {
         // under the checkout (the launcher sets SQLOOP_HOME), wherever it is called from
         String home = System.getenv("SQLOOP_HOME");
-        Path root = Path.of(args.string("work-dir", home == null || home.isBlank() ? ".sqloop/demo" : home + "/.sqloop/demo"));
+        Path root = workDir != null ? workDir : Path.of(home == null || home.isBlank() ? ".sqloop/demo" : home + "/.sqloop/demo");
         Path work = root.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(work);
         DemoBatch batch = DemoBatch.load();
@@ -76,9 +87,12 @@ final class Demo {
                     + " (knows the gold SQL; injects one fault into ~65% of first answers; set SQLOOP_LLM_BASE_URL for a real LLM)");
         }
 
+        // only once the batch is done and the gateway stays up: Ctrl-C during the batch stops the demo at once
+        StopSignal signal = null;
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work, settings, llm, false)) {
             System.out.println("  Kafka        embedded KRaft broker at " + pipeline.bootstrapServers());
             System.out.println("  gateway      " + pipeline.gatewayUrl());
+            System.out.println("  console      " + pipeline.gatewayUrl() + "/console/  (the batch, each question's attempts, the examples)");
             var report = pipeline.seed(DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), DATASOURCE, "duckdb");
             System.out.printf("  seeded       %d examples (%d skipped)%n%n", report.seeded(), report.skipped());
 
@@ -98,12 +112,14 @@ final class Demo {
             System.out.print(summary(results, errors, seconds, realLlm));
             System.out.println("results: " + out.toAbsolutePath());
 
-            if (args.flag("serve")) {
-                System.out.println("\nserving: gateway " + pipeline.gatewayUrl() + " (try GET /v1/batches/" + batchId + "); Ctrl-C to stop");
-                CountDownLatch forever = new CountDownLatch(1);
-                Runtime.getRuntime().addShutdownHook(new Thread(forever::countDown));
-                forever.await();
+            if (serve) {
+                System.out.println("\nserving: gateway " + pipeline.gatewayUrl() + " (try GET /v1/batches/" + batchId + "); console "
+                        + pipeline.gatewayUrl() + "/console/batches/" + batchId + "; Ctrl-C to stop");
+                signal = new StopSignal();
+                signal.await();
             }
+        } finally {
+            if (signal != null) signal.close(); // the pipeline is closed: the JVM may exit
         }
         return 0;
     }

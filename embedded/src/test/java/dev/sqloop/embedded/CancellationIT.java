@@ -1,5 +1,7 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.embedded.pipeline.DemoBatch;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -4,11 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqloop.cli.Args;
 import dev.sqloop.cli.DlqCommand;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.SqloopHeaders;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.runtime.KafkaClients;
@@ -218,7 +217,7 @@ class DlqCommandIT {
     @Order(2)
     void shouldReadWithoutAConsumerGroupAndTakeBootstrapFromTheCommandLine() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code = DlqCommand.run(new Args(List.of("list", "--bootstrap", broker.bootstrapServers())), Map.of(),
+        int code = DlqCommand.run(List.of("list", "--bootstrap", broker.bootstrapServers()), Map.of(),
                 new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         assertEquals(0, code);
         assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("OFFSET "), out.toString(StandardCharsets.UTF_8));
@@ -228,7 +227,7 @@ class DlqCommandIT {
             assertEquals(List.of(), groups, "the command joined no group and committed nothing");
         }
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        assertEquals(1, DlqCommand.run(new Args(List.of("show", "999999")), Map.of(KafkaSettings.BOOTSTRAP, broker.bootstrapServers()),
+        assertEquals(1, DlqCommand.run(List.of("show", "999999"), Map.of(KafkaSettings.BOOTSTRAP, broker.bootstrapServers()),
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("no dead letter 999999"), err.toString(StandardCharsets.UTF_8));
     }
@@ -262,7 +261,7 @@ class DlqCommandIT {
                     go.await();
                     ByteArrayOutputStream out = new ByteArrayOutputStream();
                     ByteArrayOutputStream err = new ByteArrayOutputStream();
-                    int code = DlqCommand.run(new Args(List.of("replay", "--topic", race)), Map.of(KafkaSettings.BOOTSTRAP,
+                    int code = DlqCommand.run(List.of("replay", "--topic", race), Map.of(KafkaSettings.BOOTSTRAP,
                             broker.bootstrapServers()), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
                     return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
                 }));
@@ -292,7 +291,7 @@ class DlqCommandIT {
     private static String dlq(String... argv) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = DlqCommand.run(new Args(List.of(argv)), Map.of(KafkaSettings.BOOTSTRAP, broker.bootstrapServers()),
+        int code = DlqCommand.run(List.of(argv), Map.of(KafkaSettings.BOOTSTRAP, broker.bootstrapServers()),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, code, String.join(" ", argv) + ": " + err.toString(StandardCharsets.UTF_8));
         return out.toString(StandardCharsets.UTF_8);

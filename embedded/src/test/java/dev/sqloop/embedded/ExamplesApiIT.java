@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.Args;
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.Execution;

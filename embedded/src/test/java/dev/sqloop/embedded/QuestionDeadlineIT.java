@@ -1,5 +1,7 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.embedded.pipeline.DemoBatch;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,6 +44,9 @@ class QuestionDeadlineIT {
                 "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb",
                 "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath(),
                 "SQLOOP_QUESTION_TIMEOUT", TIMEOUT.toSeconds() + "s",
+                // DuckDB in the executor's JVM: ten questions at once would otherwise wait for the child processes'
+                // first starts (seconds each on a loaded host), which this test of the deadline's start does not measure
+                "SQLOOP_DATASOURCE_DEMO_ISOLATION", "in-process",
                 "SQLOOP_FEWSHOT_SHORTCUT_EXACT", "false"); // the last question repeats one: it must reach the LLM
         try (EmbeddedPipeline pipeline = EmbeddedPipeline.start(work.resolve("pipeline"), settings, llm, false)) {
             GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);

@@ -1,5 +1,7 @@
 package dev.sqloop.embedded;
 
+import dev.sqloop.embedded.pipeline.DemoBatch;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,7 +51,8 @@ class RetryFailedIT {
             Path file = batch.writeJsonl(work.resolve("batch.jsonl"), "demo");
 
             llm.faults().failAlways(503, null);
-            assertEquals(0, Main.run(List.of("submit", file.toString(), "--gateway", gateway, "--wait")));
+            // every question failed: the waited batch's exit code says so (3), not 0
+            assertEquals(Main.QUESTIONS_FAILED, Main.run(List.of("submit", file.toString(), "--gateway", gateway, "--wait")));
             String batchId = Files.readString(file.resolveSibling("batch.jsonl.sqloop-batch")).trim();
             JsonNode down = client.get("/v1/batches/" + batchId);
             assertEquals(40, down.get("byReason").path("llm_unavailable").asInt(), "the outage fails every question clearly: " + down);

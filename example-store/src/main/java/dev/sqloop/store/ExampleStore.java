@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * What sqloop learns, by datasource: question→SQL examples searched by question vector, error→fix pairs searched
  * by error vector, and the questions curators marked wrong (never captured again). Writes are durable when the
- * method returns. Implementations: {@link LuceneExampleStore} (embedded, on disk) and {@link QdrantExampleStore}.
+ * method returns. Implementations: {@link LuceneExampleStore} (embedded, on disk), {@link QdrantExampleStore} and
+ * {@link ChromaExampleStore}.
  */
 public interface ExampleStore extends AutoCloseable {
 

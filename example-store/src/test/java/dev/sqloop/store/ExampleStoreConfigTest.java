@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sqloop.common.config.ConfigException;
 import dev.sqloop.common.config.EnvConfig;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +54,27 @@ class ExampleStoreConfigTest {
     @Test
     void shouldRejectAnUnknownStore() {
         ConfigException e = assertThrows(ConfigException.class,
-                () -> ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_FEWSHOT_STORE", "chroma"))));
-        assertTrue(e.getMessage().contains("SQLOOP_FEWSHOT_STORE"), e.getMessage());
+                () -> ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_FEWSHOT_STORE", "milvus"))));
+        assertTrue(e.getMessage().contains("SQLOOP_FEWSHOT_STORE") && e.getMessage().contains("chroma"), e.getMessage());
+    }
+
+    @Test
+    void shouldReadTheChromaSettingsAsASharedStore() {
+        ExampleStoreConfig c = ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_FEWSHOT_STORE", "Chroma",
+                "SQLOOP_FEWSHOT_CHROMA_URL", "http://chroma.internal:8000", "SQLOOP_FEWSHOT_CHROMA_TENANT", "acme",
+                "SQLOOP_FEWSHOT_CHROMA_DATABASE", "sqloop", "SQLOOP_FEWSHOT_CHROMA_COLLECTION_PREFIX", "prod")));
+        assertEquals(ExampleStoreConfig.Kind.CHROMA, c.kind());
+        assertTrue(c.shared(), "the repair worker reads what the fewshot service writes");
+        assertEquals("http://chroma.internal:8000", c.chromaUrl());
+        assertEquals("acme", c.chromaTenant());
+        assertEquals("sqloop", c.chromaDatabase());
+        assertEquals("prod", c.chromaPrefix());
+        assertTrue(c.location().contains("http://chroma.internal:8000") && c.location().contains("prod_*"), c.location());
+        ExampleStoreConfig d = ExampleStoreConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_FEWSHOT_STORE", "chroma")));
+        assertEquals(List.of("http://localhost:8000", "default_tenant", "default_database", "sqloop"),
+                List.of(d.chromaUrl(), d.chromaTenant(), d.chromaDatabase(), d.chromaPrefix()));
+        ConfigException e = assertThrows(ConfigException.class, () -> ExampleStoreConfig.fromEnv(new EnvConfig(Map.of(
+                "SQLOOP_FEWSHOT_STORE", "chroma", "SQLOOP_FEWSHOT_CHROMA_URL", "chroma.internal:8000"))));
+        assertTrue(e.getMessage().contains("SQLOOP_FEWSHOT_CHROMA_URL"), e.getMessage());
     }
 }

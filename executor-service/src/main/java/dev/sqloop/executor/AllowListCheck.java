@@ -74,7 +74,7 @@ final class AllowListCheck {
         AllowList list = ds.allowList();
         ParsedQuery parsed;
         try {
-            parsed = DialectParsers.forDialect(ds.dialect()).parse(query);
+            parsed = parse(ds, query);
         } catch (SqlRejection r) {
             if (r.category() != ErrorCategory.SYNTAX_ERROR && r.category() != ErrorCategory.UNKNOWN) {
                 return new Refused(EngineError.sql(r.category(), "refused by the executor: " + r.getMessage()));
@@ -108,6 +108,22 @@ final class AllowListCheck {
                 .filter(t -> t.parts().size() == 1 && !ds.allowedSchemas().isEmpty() || t.parts().size() <= 2 && !ds.allowedCatalogs().isEmpty())
                 .toList();
         return unqualified.isEmpty() ? new Allowed() : new NeedsSession(unqualified);
+    }
+
+    /**
+     * The query's tree: JSqlParser's, or on a chDB datasource ClickHouse's own ({@link ClickHouseEngineParse}) for a
+     * lambda or ARRAY JOIN (which JSqlParser reads into a wrong tree) and for what JSqlParser refuses as syntax — as the
+     * validator parses it, so a query it passed is read here too.
+     */
+    private static ParsedQuery parse(DatasourceConfig ds, String query) throws SqlRejection {
+        dev.sqloop.parse.ClickHouseAstParser engine = ClickHouseEngineParse.of(ds);
+        if (engine != null && dev.sqloop.parse.ClickHouseAstParser.needsEngineParser(query)) return engine.parse(query);
+        try {
+            return DialectParsers.forDialect(ds.dialect()).parse(query);
+        } catch (SqlRejection r) {
+            if (engine == null || r.category() != ErrorCategory.SYNTAX_ERROR) throw r;
+            return engine.parse(query);
+        }
     }
 
     /** Null when the names left to the session resolve inside the allow-list where {@code scope} points, else the error. */

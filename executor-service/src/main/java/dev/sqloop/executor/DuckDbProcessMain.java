@@ -86,8 +86,9 @@ public final class DuckDbProcessMain {
                 case QUERY -> ReadOnlyExecutor.query(c, r.text(), bounded, start);
                 case EXPLAIN -> ReadOnlyExecutor.explain(c, r.text(), bounded, start);
                 case PREPARED -> ReadOnlyExecutor.prepared(c, r.text(), bounded, start);
+                case ESTIMATE -> null;
             };
-            return DuckDbWire.Reply.of(e);
+            return e != null ? DuckDbWire.Reply.of(e) : DuckDbWire.Reply.of(CostGuard.estimate(c, Dialect.DUCKDB, r.text(), bounded));
         } catch (SQLException e) {
             return DuckDbWire.Reply.error(PROFILE.errors().classify(e));
         } catch (RuntimeException e) {

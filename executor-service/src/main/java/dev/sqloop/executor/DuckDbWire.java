@@ -38,27 +38,36 @@ final class DuckDbWire {
      */
     record Ready(String catalog, List<String> schemas, Map<String, Set<String>> implicit, EngineError error) {}
 
-    /** The three ways {@link ReadOnlyExecutor} asks the engine: run with a row bound, plan with EXPLAIN, plan by preparing. */
-    enum Kind { QUERY, EXPLAIN, PREPARED }
+    /**
+     * The ways {@link ReadOnlyExecutor} asks the engine: run with a row bound, plan with EXPLAIN, plan by preparing, and
+     * the cost guard's estimate of the (unwrapped) query ({@link CostGuard}).
+     */
+    enum Kind { QUERY, EXPLAIN, PREPARED, ESTIMATE }
 
     /** Parent → child: one statement. */
     record Request(Kind kind, String text, int rowLimit, long timeoutMillis) {}
 
     /**
      * Child → parent: the result's shape and preview ({@link #cells}), the engine's error as the child classified it, or
-     * a failure that was not the engine's (a driver bug: thrown in the parent, as it would be in-process).
+     * a failure that was not the engine's (a driver bug: thrown in the parent, as it would be in-process); for
+     * {@link Kind#ESTIMATE}, the plan's estimate.
      */
-    record Reply(List<String> columns, List<String> types, long rowCount, JsonNode preview, EngineError error, String failure) {
+    record Reply(List<String> columns, List<String> types, long rowCount, JsonNode preview, EngineError error, String failure,
+                 CostEstimate estimate) {
         static Reply of(Execution e) {
-            return new Reply(e.columns(), e.types(), e.rowCount(), cells(e.preview()), null, null);
+            return new Reply(e.columns(), e.types(), e.rowCount(), cells(e.preview()), null, null, null);
+        }
+
+        static Reply of(CostEstimate estimate) {
+            return new Reply(null, null, 0, null, null, null, estimate);
         }
 
         static Reply error(EngineError error) {
-            return new Reply(null, null, 0, null, error, null);
+            return new Reply(null, null, 0, null, error, null, null);
         }
 
         static Reply failure(String failure) {
-            return new Reply(null, null, 0, null, null, failure);
+            return new Reply(null, null, 0, null, null, failure, null);
         }
 
         Execution execution(long durationMillis) {

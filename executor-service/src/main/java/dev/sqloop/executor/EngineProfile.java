@@ -64,6 +64,7 @@ interface EngineProfile {
             case POSTGRES -> new PostgresProfile();
             case TRINO, PRESTO -> new TrinoProfile(dialect);
             case HIVE, SPARKSQL -> new HiveServer2Profile(dialect);
+            case CLICKHOUSE -> new ClickHouseProfile();
         };
     }
 

@@ -1,11 +1,15 @@
 package dev.sqloop.executor;
 
 import dev.sqloop.common.Dialect;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Candidate;
+import dev.sqloop.common.message.EmptyAnswer;
+import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
@@ -17,8 +21,10 @@ import dev.sqloop.common.runtime.StageMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The {@code execute} step: runs the attempt's SQL read-only on the question's datasource. A result goes to
@@ -35,12 +41,38 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
     private final StageMetrics metrics;
     private final Clock clock;
 
+    private final Set<String> emptyAnswerRepair;
+    private final Set<String> tieBreak;
+
     public ExecuteStage(Datasources datasources, QueryRunner executor, StageMetrics metrics, Clock clock) {
+        this(datasources, executor, metrics, clock, Set.of());
+    }
+
+    /**
+     * @param emptyAnswerRepair datasources ({@code SQLOOP_DATASOURCE_<NAME>_EMPTY_ANSWER_REPAIR=true}) where an empty answer
+     *     to a question that asks for rows gets one repair round with the finding as evidence, while attempts remain
+     */
+    public ExecuteStage(Datasources datasources, QueryRunner executor, StageMetrics metrics, Clock clock, Set<String> emptyAnswerRepair) {
+        this(datasources, executor, metrics, clock, emptyAnswerRepair, Set.of());
+    }
+
+    private ExecuteStage(Datasources datasources, QueryRunner executor, StageMetrics metrics, Clock clock, Set<String> emptyAnswerRepair,
+                         Set<String> tieBreak) {
         super(NAME, QuestionTask.class);
+        this.tieBreak = Set.copyOf(tieBreak);
         this.datasources = datasources;
         this.executor = executor;
         this.metrics = metrics;
         this.clock = clock;
+        this.emptyAnswerRepair = Set.copyOf(emptyAnswerRepair);
+    }
+
+    /**
+     * The same stage sending a question whose candidates' results tie to the generator for a pairwise LLM comparison
+     * ({@code SQLOOP_DATASOURCE_<NAME>_TIE_BREAK=true}, names in lower case) instead of ending it {@code uncertain}.
+     */
+    public ExecuteStage withTieBreak(Set<String> datasources) {
+        return new ExecuteStage(this.datasources, executor, metrics, clock, emptyAnswerRepair, datasources);
     }
 
     @Override
@@ -79,14 +111,101 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
         }
         QuestionTask timed = task.withTiming(NAME, (System.nanoTime() - start) / 1_000_000);
         return switch (result) {
-            case QueryRunner.Succeeded s -> {
-                // success feeds auto-capture (what it reads, no more); the final result goes straight to results so
-                // capture never delays it
-                QuestionTask done = timed.withIssues(List.of()).withExecution(s.execution());
-                yield Outcome.forward(Topics.SUCCESS, done.forCapture()).and(Topics.RESULTS, QuestionResult.succeeded(done, clock.instant()));
+            case QueryRunner.Succeeded first when !timed.candidates().isEmpty() -> {
+                // several candidates (issue 50): run the others, then the answer is the one their results agree on
+                Chosen chosen = select(ds.get(), timed, first.execution());
+                List<Candidate> kept = chosen.candidates();
+                AttemptEvent selection = selectionEvent(timed, chosen.selection());
+                if (chosen.selection().winner() == null && chosen.selection().groups().size() >= 2
+                        && tieBreak.contains(task.datasource().toLowerCase(java.util.Locale.ROOT))) {
+                    // Only the generator holds the LLM client: the question goes to its priority lane with every result, and
+                    // the generator compares the tied candidates pairwise and ends the question (see QuestionTask#awaitsTieBreak).
+                    yield Outcome.send("tie-break", Topics.REGENERATE, timed.withExecution(first.execution()).withCandidates(kept));
+                }
+                if (chosen.selection().winner() == null) {
+                    yield Outcome.finish(QuestionResult.uncertain(timed.withExecution(first.execution()).withCandidates(kept),
+                            chosen.selection().reason(), clock.instant())).and(Topics.EVENTS, selection);
+                }
+                Candidate w = chosen.selection().winner();
+                QuestionTask answer = (w.index() == 1 ? timed : timed.withSql(w.sql(), null).withIssues(timed.issues()))
+                        .withCandidates(kept);
+                yield succeeded(answer, w.execution(), ds.get()).and(Topics.EVENTS, selection);
             }
+            case QueryRunner.Succeeded s -> succeeded(timed, s.execution(), ds.get());
             case QueryRunner.Failed f -> Outcome.repair(timed.withExecution(null).withIssues(List.of(toIssue(f.error()))));
         };
+    }
+
+    /** A result: to {@code success} and {@code results}, or one repair round for an empty answer (issue 46). */
+    private Outcome.Send succeeded(QuestionTask timed, Execution execution, DatasourceConfig ds) {
+        // an empty answer to a question that asks for rows: a hint on the result and in the trace (issue 46)
+        Optional<Issue> empty = EmptyAnswerFinding.of(timed, ds.dialect(), execution);
+        if (empty.isPresent() && repairsEmptyAnswer(timed)) {
+            Issue finding = EmptyAnswerFinding.asError(empty.get());
+            return Outcome.repair(timed.withExecution(execution).withIssues(List.of(finding)))
+                    .and(Topics.EVENTS, event(timed, List.of(finding), "repair", "empty answer: one repair round with the finding"));
+        }
+        // success feeds auto-capture (what it reads, no more); the final result goes straight to results so
+        // capture never delays it
+        QuestionTask done = timed.withIssues(empty.map(List::of).orElse(List.of())).withExecution(execution);
+        Outcome.Send success = Outcome.forward(Topics.SUCCESS, done.forCapture()).and(Topics.RESULTS, QuestionResult.succeeded(done, clock.instant()));
+        if (empty.isPresent()) return success.and(Topics.EVENTS, event(timed, List.of(empty.get()), "pass-with-hints", "empty answer"));
+        // the trace says when this stage waited for the warehouse (the result counts it too)
+        return timed.retries().containsKey(NAME) ? success.and(Topics.EVENTS, event(timed, List.of(), "pass", null)) : success;
+    }
+
+    private record Chosen(CandidateSelector.Selection selection, List<Candidate> candidates) {}
+
+    /**
+     * Runs the candidates not run yet, each as the executor runs any SQL (read-only guard, allow-lists, cost guard, row
+     * limit, timeout); one the engine or a safeguard refuses does not vote, and is not repaired (the question's own
+     * attempt is). An unreachable warehouse throws, so the runner retries the whole step.
+     */
+    private Chosen select(DatasourceConfig ds, QuestionTask task, Execution own) {
+        List<Candidate> all = new ArrayList<>();
+        all.add(Candidate.generated(1, task.sql()).ran(own, ResultFingerprint.of(task.sql(), own)));
+        String system = dbSystem(ds.dialect());
+        for (Candidate c : task.candidates()) {
+            if (c.index() == 1) continue; // a result kept from an earlier step: the question's own attempt is run above
+            if (!Candidate.GENERATED.equals(c.status())) {
+                all.add(c);
+                continue;
+            }
+            long start = System.nanoTime();
+            QueryRunner.Result r = executor.run(ds, c.sql());
+            switch (r) {
+                case QueryRunner.Succeeded s -> {
+                    metrics.dbCall(system, "", Duration.ofNanos(System.nanoTime() - start));
+                    all.add(c.ran(s.execution(), ResultFingerprint.of(c.sql(), s.execution())));
+                }
+                case QueryRunner.Failed f -> {
+                    if (f.sent()) metrics.dbCall(system, f.error().category().wireName(), Duration.ofNanos(System.nanoTime() - start));
+                    all.add(c.failed(f.error().category().wireName() + ": " + f.error().message()));
+                }
+            }
+        }
+        return new Chosen(CandidateSelector.select(all), List.copyOf(all));
+    }
+
+    private AttemptEvent selectionEvent(QuestionTask task, CandidateSelector.Selection s) {
+        return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, "selection", task.sql(), List.of(),
+                s.decision().wireName(), s.reason(), null, task.timings().getOrDefault(NAME, 0L), clock.instant(), task.round(),
+                task.retries());
+    }
+
+    /**
+     * One repair round per question for an empty answer, where its datasource asks for it and an attempt remains; never
+     * again once a round was spent on it (a query that legitimately returns nothing then succeeds with the hint).
+     */
+    private boolean repairsEmptyAnswer(QuestionTask task) {
+        return emptyAnswerRepair.contains(task.datasource().toLowerCase(java.util.Locale.ROOT)) && task.attempt() < task.maxAttempts()
+                && !EmptyAnswer.anyFinding(task.previousIssues());
+    }
+
+    private AttemptEvent event(QuestionTask task, List<Issue> issues, String decision, String reason) {
+        Instant now = clock.instant();
+        return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, "execution", task.sql(), issues, decision, reason, null,
+                task.timings().getOrDefault(NAME, 0L), now, task.round(), task.retries());
     }
 
     /** The OTel {@code db.system.name} of the engine a dialect runs on. */
@@ -98,11 +217,12 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
             case SPARKSQL -> "spark";
             case POSTGRES -> "postgresql";
             case DUCKDB -> "duckdb";
+            case CLICKHOUSE -> "clickhouse";
         };
     }
 
     static Issue toIssue(EngineError e) {
-        return new Issue(NAME, e.category(), e.message(), e.identifier(), e.candidates());
+        return new Issue(NAME, e.category(), e.message(), e.identifier(), e.candidates(), false, e.overBudget());
     }
 
     /** An exhausted infrastructure budget means the warehouse stayed unreachable: say so, never "in progress". */

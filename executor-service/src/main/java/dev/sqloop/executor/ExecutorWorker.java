@@ -1,10 +1,10 @@
 package dev.sqloop.executor;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.StageRunner;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -26,7 +26,8 @@ public final class ExecutorWorker {
     public static ExecutorWorker create(EnvConfig env, MeterRegistry registry, Clock clock) {
         ExecutorConfig config = ExecutorConfig.fromEnv(env);
         ReadOnlyExecutor executor = new ReadOnlyExecutor();
-        ExecuteStage stage = new ExecuteStage(config.datasources(), executor, new MicrometerStageMetrics(registry), clock);
+        ExecuteStage stage = new ExecuteStage(config.datasources(), executor, new MicrometerStageMetrics(registry), clock,
+                config.emptyAnswerRepair()).withTieBreak(config.tieBreak());
         StageRunner<QuestionTask> runner = KafkaClients.runner(stage, Topics.EXECUTE, config.kafka(), config.runner(), registry)
                 .closing(executor);
         return new ExecutorWorker(config, runner);

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * Runs one query read-only on a named datasource, through a pool of read-only connections per datasource:
  * refuses anything that is not a single query ({@link ReadOnlyGuard}), bounds rows with a LIMIT wrapper and
  * time with {@code setQueryTimeout}, and reports either the result's shape and a bounded preview or the
- * engine's error in the taxonomy. A failure to reach the engine is an {@link InfrastructureException}. DuckDB, embedded,
+ * engine's error in the taxonomy. With a cost budget the engine first plans the query on the same session and a plan
+ * estimated over it is refused as {@code too_expensive} ({@link CostGuard}). A failure to reach the engine is an
+ * {@link InfrastructureException}. DuckDB, embedded,
  * runs in child processes under an OS memory cap ({@link DuckDbProcesses}) unless its datasource says {@code in-process}.
  */
 public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
@@ -35,6 +37,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
 
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
     private final DuckDbProcesses processes = new DuckDbProcesses();
+    private final ChdbSessions chdb = new ChdbSessions();
     /**
      * Where each pooled session resolves names written without catalog or schema, read once per physical connection:
      * PostgreSQL fixes a role's search path when a session starts ({@code DISCARD ALL} returns to it), so an
@@ -45,6 +48,8 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     /** Physical connections whose session was checked to read text as sqloop does ({@link EngineProfile#sessionProblem}). */
     private final Map<Connection, Boolean> verifiedSessions = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
     private final java.util.Set<String> unsafeDatasources = ConcurrentHashMap.newKeySet();
+    /** Datasource and limit pairs already logged as unchecked for want of an engine figure (one warning each). */
+    private final java.util.Set<String> uncheckedLimits = ConcurrentHashMap.newKeySet();
     /** Per datasource, the optional settings its server refused to the role (the pool is rebuilt without them). */
     private final Map<String, java.util.Set<String>> withoutSettings = new ConcurrentHashMap<>();
 
@@ -76,6 +81,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
             case LIMIT -> profile.limited(query, ds.rowLimit());
             case EXPLAIN -> profile.explain(query);
         };
+        if (ChdbSessions.inProcess(ds)) return inChdb(ds, query, sent, allowList, start);
         return isolated(ds) ? inChildProcess(ds, query, sent, allowList, start)
                 : onPooledConnection(ds, profile, query, sent, allowList, start);
     }
@@ -92,6 +98,17 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
                 if (allowList instanceof AllowListCheck.NeedsSession pending) {
                     EngineError refused = AllowListCheck.onSession(ds, pending, scope(c));
                     if (refused != null) return Failed.refused(refused);
+                }
+                if (costGuarded(ds)) {
+                    CostEstimate estimate;
+                    try {
+                        estimate = CostGuard.estimate(c, ds.dialect(), query, ds);
+                    } catch (SQLException e) {
+                        // the plan failed as the query would have: its error, positions moved past the EXPLAIN prefix
+                        return failed(ds, profile.errors().classify(e), query, CostGuard.explainStatement(ds.dialect(), query), e);
+                    }
+                    EngineError over = judged(ds, estimate);
+                    if (over != null) return new Failed(over);
                 }
                 Execution e = sent == null ? prepared(c, query, ds, start)
                         : switch (ds.validationMode()) {
@@ -116,6 +133,16 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
                 EngineError refused = AllowListCheck.onSession(ds, pending, child.scope());
                 if (refused != null) return Failed.refused(refused);
             }
+            if (costGuarded(ds)) {
+                DuckDbWire.Reply planned = child.run(new DuckDbWire.Request(DuckDbWire.Kind.ESTIMATE, query, ds.rowLimit(),
+                        ds.queryTimeout().toMillis()));
+                if (planned.failure() != null) throw new IllegalStateException("DuckDB process: " + planned.failure());
+                if (planned.error() != null) {
+                    return failed(ds, planned.error(), query, CostGuard.explainStatement(ds.dialect(), query), null);
+                }
+                EngineError over = judged(ds, planned.estimate());
+                if (over != null) return new Failed(over);
+            }
             DuckDbWire.Kind kind = sent == null ? DuckDbWire.Kind.PREPARED : switch (ds.validationMode()) {
                 case LIMIT -> DuckDbWire.Kind.QUERY;
                 case EXPLAIN -> DuckDbWire.Kind.EXPLAIN;
@@ -128,6 +155,46 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         }
     }
 
+    /**
+     * ClickHouse in this process (chDB): the engine holds the caps and {@code readonly=1} on each session, so the scan
+     * budget is enforced while the query reads rather than estimated before ({@link ClickHouseSettings}).
+     */
+    private Result inChdb(DatasourceConfig ds, String query, String sent, AllowListCheck.Verdict allowList, long start) {
+        if (allowList instanceof AllowListCheck.NeedsSession pending) {
+            // a bare name resolves in the URL's database; ClickHouse has no catalog level
+            String database = dev.sqloop.chdb.ChdbUrl.of(ds.jdbcUrl()).database();
+            EngineError refused = AllowListCheck.onSession(ds, pending, new AllowListCheck.SessionScope(null, List.of(database)));
+            if (refused != null) return Failed.refused(refused);
+        }
+        ChdbSessions.Outcome outcome;
+        try {
+            outcome = chdb.run(ds, sent);
+        } catch (ChdbSessions.ChdbTimeout t) {
+            return new Failed(EngineError.sql(ErrorCategory.TIMEOUT, t.getMessage()));
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // no library, the engine did not start, another directory already runs here: the warehouse, not the SQL
+            throw new InfrastructureException("datasource " + ds.name() + " unavailable: " + e.getMessage(), e);
+        }
+        return switch (outcome) {
+            case ChdbSessions.Failure f -> failed(ds, ClickHouseErrors.classify(f.error().code(), f.error().name(),
+                    EngineMessages.cutStack(f.error().getMessage())), query, sent, f.error());
+            case ChdbSessions.Rows r -> {
+                if (ds.validationMode() == dev.sqloop.common.datasource.ValidationMode.EXPLAIN) {
+                    yield new Succeeded(new Execution(List.of(), List.of(), 0, List.of(), millisSince(start)));
+                }
+                List<List<Object>> preview = new ArrayList<>();
+                for (List<Object> row : r.result().rows()) {
+                    if (preview.size() == PREVIEW_ROWS) break;
+                    List<Object> values = new ArrayList<>(row.size());
+                    for (Object v : row) values.add(PreviewValues.of(v));
+                    preview.add(java.util.Collections.unmodifiableList(values));
+                }
+                yield new Succeeded(new Execution(r.result().columns(), r.result().types(), r.result().rows().size(),
+                        List.copyOf(preview), millisSince(start)));
+            }
+        };
+    }
+
     /** An engine error: the warehouse's (retried by the runner) or the query's, its positions moved to the author's text. */
     private static Failed failed(DatasourceConfig ds, EngineError error, String query, String sent, Throwable cause) {
         if (error.infrastructure()) {
@@ -136,6 +203,28 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         int at = sent == null ? -1 : sent.indexOf(query);
         if (at > 0) error = error.withMessage(EngineMessages.positionsBefore(error.message(), sent.substring(0, at)));
         return new Failed(error);
+    }
+
+    /** The cost guard's verdict; a limit the engine gave no figure for is logged once per datasource, not enforced. */
+    private EngineError judged(DatasourceConfig ds, CostEstimate estimate) {
+        for (String limit : CostGuard.unchecked(estimate, ds.safeguards().cost())) {
+            if (uncheckedLimits.add(ds.name() + limit)) {
+                LOG.warn("datasource {}: the {} engine gave no figure for SQLOOP_DATASOURCE_{}{} on a query; that limit goes"
+                        + " unchecked where it has none (executor-service README, Cost guard)", ds.name(), ds.dialect().wireName(),
+                        ds.name().toUpperCase(java.util.Locale.ROOT), limit);
+            }
+        }
+        return CostGuard.judge(estimate, ds.safeguards().cost());
+    }
+
+    /**
+     * Whether the engine is asked for its estimate before the query runs: a budget is set ({@link CostGuard}) and the
+     * query would run (an EXPLAIN-mode datasource only plans it, which costs what the estimate itself costs).
+     */
+    static boolean costGuarded(DatasourceConfig ds) {
+        // ClickHouse enforces the scan budget itself, while reading (max_rows_to_read / max_bytes_to_read)
+        return ds.validationMode() == dev.sqloop.common.datasource.ValidationMode.LIMIT && ds.safeguards().cost().guarded()
+                && ds.dialect() != Dialect.CLICKHOUSE;
     }
 
     /**
@@ -215,7 +304,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
      * No JDBC escape processing: pgjdbc would rewrite {@code {fn …}}, {@code {d …}} and {@code {call …}} in the text
      * before sending it, so the engine would run a text the checks never read.
      */
-    private static void verbatim(Statement st) {
+    static void verbatim(Statement st) {
         try {
             st.setEscapeProcessing(false);
         } catch (SQLException | RuntimeException ignored) {
@@ -274,6 +363,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
         HikariDataSource pool = pools.get(ds.name());
         if (pool != null && pool.getHikariPoolMXBean() != null) pool.getHikariPoolMXBean().softEvictConnections();
         processes.retire(ds);
+        chdb.retire(ds);
     }
 
     /**
@@ -287,6 +377,11 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     /** A DuckDB process of {@code ds} held like a borrowed connection: the test seam past the guard and the allow-lists. */
     DuckDbProcesses.Lease child(DatasourceConfig ds) {
         return processes.lease(ds);
+    }
+
+    /** {@code sql} sent as it is to a chDB session of {@code ds}: the test seam past the guard, the allow-lists and the wrapper. */
+    ChdbSessions.Outcome onChdb(DatasourceConfig ds, String sql) throws ChdbSessions.ChdbTimeout {
+        return chdb.run(ds, sql);
     }
 
     /** The ids of {@code ds}'s live DuckDB processes. */
@@ -335,6 +430,7 @@ public final class ReadOnlyExecutor implements QueryRunner, AutoCloseable {
     @Override
     public void close() {
         processes.close();
+        chdb.close();
         // each pool closes on its own thread: HikariCP waits for borrowed connections, and a driver whose server hangs
         // (a Hive query that ignores cancel) can hold one past any timeout
         List<Thread> closing = new ArrayList<>();

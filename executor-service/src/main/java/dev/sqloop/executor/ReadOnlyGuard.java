@@ -63,9 +63,11 @@ public final class ReadOnlyGuard {
         if (sql.length() > SqlText.MAX_CHARS) return Verdict.malformed("longer than " + SqlText.MAX_CHARS + " characters");
         String substituted = SqlText.substitution(sql, dialect);
         if (substituted != null) return Verdict.refuse(substituted);
-        boolean backslashStrings = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
+        boolean clickHouse = dialect == Dialect.CLICKHOUSE;
+        // ClickHouse reads \' in a string as a quote and `name` as a name, as Hive and Spark do; $tag$…$tag$ is its heredoc
+        boolean backslashStrings = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL || clickHouse;
         boolean backticks = backslashStrings;
-        boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
+        boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB || clickHouse;
         List<String> words = new ArrayList<>();
         // Hive's SELECT TRANSFORM(…) USING 'script' (also MAP/REDUCE … USING) runs a program on the server
         boolean usingScript = false;
@@ -80,6 +82,10 @@ public final class ReadOnlyGuard {
             }
             if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
                 i = lineEnd(sql, i);
+            } else if (clickHouse && c == '#') {
+                // ClickHouse's lexer: "# " and "#!" start a comment to the end of the line, any other # is an error
+                if (i + 1 < n && (sql.charAt(i + 1) == ' ' || sql.charAt(i + 1) == '!')) i = lineEnd(sql, i);
+                else return Verdict.malformed("a # that starts no comment");
             } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
                 if (SqlText.readsHints(dialect) && sql.startsWith("/*+", i)) {
                     return Verdict.refuse("optimizer hints (/*+ … */) are not accepted: the engine reads them as instructions");
@@ -123,6 +129,10 @@ public final class ReadOnlyGuard {
                     return Verdict.refuse("a Unicode-escaped identifier (U&\"…\"): write the name plainly");
                 }
                 words.add(sql.substring(s, i));
+                if (clickHouse) {
+                    Verdict clause = clickHouseClause(asciiUpper(words.getLast()), sql, i);
+                    if (clause != null) return clause;
+                }
                 Verdict cast = ":".equals(previous) ? cast(words.getLast().toLowerCase(java.util.Locale.ROOT), afterDoubleColon(sql, s), dialect) : null;
                 if (cast != null) return cast;
                 previous = asciiUpper(words.getLast());
@@ -162,6 +172,21 @@ public final class ReadOnlyGuard {
             }
         }
         return Verdict.allow(end < 0 ? sql : sql.substring(0, end));
+    }
+
+    /**
+     * ClickHouse clauses that change how the engine runs the query or where its answer goes: {@code SETTINGS} (the
+     * session's caps), {@code FORMAT} (the answer's format: sqloop reads its own) — the function {@code format(…)} stays
+     * allowed. {@code INTO OUTFILE} is refused with the other writes ({@code INTO}).
+     */
+    private static Verdict clickHouseClause(String word, String sql, int after) {
+        if (word.equals("SETTINGS")) return Verdict.refuse("not allowed: a SETTINGS clause changes the session's limits");
+        if (word.equals("FORMAT")) {
+            int j = after;
+            while (j < sql.length() && Character.isWhitespace(sql.charAt(j))) j++;
+            if (j >= sql.length() || sql.charAt(j) != '(') return Verdict.refuse("not allowed: a FORMAT clause (sqloop reads the answer itself)");
+        }
+        return null;
     }
 
     /** Spark/Hive {@code csv.`/path`}: a backtick name right after {@code <format>.} (blanks allowed around the dot). */

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.Dialect;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.error.ErrorCategory;
@@ -16,7 +16,7 @@ import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.runtime.StageMetrics;
 import dev.sqloop.testkit.engines.DemoWarehouse;
@@ -61,7 +61,9 @@ class ExecuteStageTest {
         }
         assertScraped(registry, "db_client_operation_duration_seconds_count{db_system_name=\"duckdb\",error_type=\"\"} 1");
         assertScraped(registry, "db_client_operation_duration_seconds_count{db_system_name=\"duckdb\",error_type=\"column_not_found\"} 1");
-        assertScraped(registry, "db_client_operation_duration_seconds_bucket{db_system_name=\"duckdb\",error_type=\"\",le=\"10.0\"} 1");
+        // the histogram's buckets are published; which one the statement fell in depends on the host's load
+        assertScraped(registry, "db_client_operation_duration_seconds_bucket{db_system_name=\"duckdb\",error_type=\"\",le=\"10.0\"}");
+        assertScraped(registry, "db_client_operation_duration_seconds_bucket{db_system_name=\"duckdb\",error_type=\"\",le=\"+Inf\"} 1");
         assertScraped(registry, "db_client_operation_duration_seconds_max{db_system_name=\"duckdb\",error_type=\"\"}");
         assertEquals(2, registry.get(dev.sqloop.common.metrics.Metrics.DB_OPERATION_DURATION).timers().stream()
                 .mapToLong(t -> t.count()).sum(), "the refused DROP is not an engine call");
@@ -79,7 +81,7 @@ class ExecuteStageTest {
 
     @Test
     void shouldNameEveryDialectsEngineAsOpenTelemetryDoes() {
-        assertEquals(List.of("trino", "presto", "hive", "spark", "postgresql", "duckdb"),
+        assertEquals(List.of("trino", "presto", "hive", "spark", "postgresql", "duckdb", "clickhouse"),
                 java.util.Arrays.stream(Dialect.values()).map(ExecuteStage::dbSystem).toList());
     }
 
@@ -165,5 +167,57 @@ class ExecuteStageTest {
         Outcome.Send out = (Outcome.Send) stage((ds, sql) -> { throw new AssertionError(); }).process(task("demo", " "));
         assertEquals("repair", out.kind());
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, ((QuestionTask) out.emissions().get(0).message()).issues().get(0).category());
+    }
+
+    @Test
+    void shouldSendATieToTheGeneratorWhereTheDatasourceBreaksTiesElseEndItUncertain() {
+        // three candidates, three different results: no group is larger than every other
+        QueryRunner runner = (ds, sql) -> new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1,
+                List.of(List.<Object>of(sql.length())), 1));
+        QuestionTask tie = task("demo", "SELECT 1").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT 22"),
+                dev.sqloop.common.message.Candidate.generated(3, "SELECT 333")));
+        Outcome.Send sent = assertInstanceOf(Outcome.Send.class, stage(runner).withTieBreak(java.util.Set.of("demo")).process(tie));
+        assertEquals("tie-break", sent.kind());
+        assertEquals(List.of(Topics.REGENERATE.name()), sent.emissions().stream().map(Outcome.Emission::topic).toList());
+        QuestionTask back = (QuestionTask) sent.emissions().getFirst().message();
+        assertTrue(back.awaitsTieBreak(), "the generator knows it for a tie-break");
+        assertEquals(List.of(1, 2, 3), back.candidates().stream().map(dev.sqloop.common.message.Candidate::index).toList());
+        assertTrue(back.candidates().stream().allMatch(dev.sqloop.common.message.Candidate::votes), "every result travels with it");
+
+        Outcome.Send off = assertInstanceOf(Outcome.Send.class, stage(runner).process(tie));
+        assertEquals(Outcomes.UNCERTAIN, ((QuestionResult) off.emissions().getFirst().message()).reason(), "tie-break off: uncertain as before");
+        // a tie-break never runs where nothing ran but one candidate (sole) or all failed
+        QueryRunner failing = (ds, sql) -> sql.equals("SELECT 1") ? new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1,
+                List.of(List.<Object>of(1)), 1)) : new QueryRunner.Failed(new EngineError(ErrorCategory.SYNTAX_ERROR, "bad", null, List.of(), false, null), true);
+        assertEquals("forward", stage(failing).withTieBreak(java.util.Set.of("demo")).process(tie).kind(), "one ran: sole, answered");
+    }
+
+    /**
+     * Issue 50's "candidates that fail go through repair as today, within the same attempt budget", as built: the question's
+     * own SQL (candidate 1) failing goes to repair with the other candidates riding along unrun, and once the repaired
+     * attempt runs, they run and vote beside it. A failing candidate 2.. is not repaired: it does not vote.
+     */
+    @Test
+    void shouldRepairTheQuestionsOwnCandidateWithTheOthersRidingAlongToVoteAfterTheRepair() {
+        QueryRunner runner = (ds, sql) -> sql.contains("nam ") || sql.contains("broken")
+                ? new QueryRunner.Failed(new EngineError(ErrorCategory.COLUMN_NOT_FOUND, "no column nam", "nam", List.of("name"), false, null), true)
+                : new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(sql.contains("7") ? 7 : 1)), 1));
+        List<dev.sqloop.common.message.Candidate> others = List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT 1 AS n"),
+                dev.sqloop.common.message.Candidate.generated(3, "SELECT broken"), dev.sqloop.common.message.Candidate.generated(4, "SELECT 7"));
+        QuestionTask first = task("demo", "SELECT nam FROM t").withCandidates(others);
+        Outcome repair = stage(runner).process(first);
+        assertEquals("repair", repair.kind());
+        QuestionTask failed = (QuestionTask) ((Outcome.Send) repair).emissions().getFirst().message();
+        assertEquals(others, failed.candidates(), "the others ride along, not run: they vote once the question's own SQL runs");
+        // the repair worker's next attempt (one attempt of the same budget), with the LLM's fixed SQL
+        QuestionTask repaired = failed.nextAttempt("The previous SQL failed: regenerate").withSql("SELECT 1 AS one", TokenUsage.ZERO);
+        assertEquals(2, repaired.attempt());
+        Outcome.Send done = assertInstanceOf(Outcome.Send.class, stage(runner).process(repaired));
+        QuestionResult r = done.emissions().stream().map(Outcome.Emission::message).filter(QuestionResult.class::isInstance)
+                .map(QuestionResult.class::cast).findFirst().orElseThrow();
+        assertEquals(Outcomes.CORRECTED_SUCCESS, r.reason());
+        assertEquals("SELECT 1 AS one", r.sql(), "the repaired SQL and candidate 2 agree: a majority of 2 against candidate 4");
+        assertEquals(List.of("ran", "ran", "failed", "ran"), r.candidates().stream().map(dev.sqloop.common.message.Candidate::status).toList(),
+                "candidate 3 failed and was not repaired: it does not vote");
     }
 }

@@ -22,6 +22,19 @@ class ExecutorConfigTest {
     }
 
     @Test
+    void shouldBreakTiesOnlyWhereADatasourceAsksForIt() {
+        ExecutorConfig c = ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092",
+                "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:/tmp/demo.duckdb",
+                "SQLOOP_DATASOURCE_SALES_DIALECT", "duckdb", "SQLOOP_DATASOURCE_SALES_URL", "jdbc:duckdb:/tmp/sales.duckdb",
+                "SQLOOP_DATASOURCE_SALES_TIE_BREAK", "true")));
+        assertEquals(java.util.Set.of("sales"), c.tieBreak(), "off by default: a tie-break costs LLM calls");
+        ConfigException e = assertThrows(ConfigException.class, () -> ExecutorConfig.fromEnv(new EnvConfig(Map.of(
+                "SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092", "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb",
+                "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:/tmp/demo.duckdb", "SQLOOP_DATASOURCE_DEMO_TIE_BREAK", "maybe"))));
+        assertTrue(e.getMessage().contains("SQLOOP_DATASOURCE_DEMO_TIE_BREAK"), e.getMessage());
+    }
+
+    @Test
     void shouldRequireADatasource() {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> ExecutorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_BOOTSTRAP_SERVERS", "localhost:9092"))));

@@ -39,6 +39,7 @@ class ExecutorCorpusTest {
             case TRINO -> "jdbc:trino://127.0.0.1:1/memory/default";
             case PRESTO -> "jdbc:presto://127.0.0.1:1/memory/default";
             case HIVE, SPARKSQL -> "jdbc:hive2://127.0.0.1:1/default";
+            case CLICKHOUSE -> "jdbc:clickhouse://127.0.0.1:1/default";
         };
         return DatasourceConfig.of("corpus_" + d.wireName(), d, url, "u", null)
                 .withPool(1, java.time.Duration.ofMillis(250));

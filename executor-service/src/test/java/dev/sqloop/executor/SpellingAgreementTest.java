@@ -29,7 +29,8 @@ class SpellingAgreementTest {
             Dialect.TRINO, List.of("query", "sleep"),
             Dialect.PRESTO, List.of("query", "sleep"),
             Dialect.HIVE, List.of("reflect", "java_method", "in_file", "get_splits", "current_user", "get_sql_schema"),
-            Dialect.SPARKSQL, List.of("reflect", "java_method", "try_reflect", "input_file_name", "current_user"));
+            Dialect.SPARKSQL, List.of("reflect", "java_method", "try_reflect", "input_file_name", "current_user"),
+            Dialect.CLICKHOUSE, List.of("url", "file", "s3", "remote", "executable", "dictget", "getsetting", "sleepeachrow"));
 
     @ParameterizedTest
     @EnumSource(Dialect.class)
@@ -70,6 +71,7 @@ class SpellingAgreementTest {
             case DUCKDB -> "main";
             case TRINO, PRESTO -> "system";
             case HIVE, SPARKSQL -> "default";
+            case CLICKHOUSE -> "default";
         };
         out.add(schema + "." + name);
         out.add(schema + " . " + q + name + q);

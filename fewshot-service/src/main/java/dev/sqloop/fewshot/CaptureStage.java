@@ -1,5 +1,6 @@
 package dev.sqloop.fewshot;
 
+import dev.sqloop.common.message.EmptyAnswer;
 import dev.sqloop.common.message.ExampleIds;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
@@ -15,7 +16,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Auto-capture on {@code success}: stores the question→SQL pair (by default only when the query returned rows)
+ * Auto-capture on {@code success}: stores the question→SQL pair (by default only when the query returned rows, and not
+ * an empty answer: one row of NULLs, or a success the executor marked with its empty-answer hint)
  * and, when the success came after a repair, the error→fix pair embedded by the error text. Questions a curator
  * marked wrong are never captured, and a curated (seed or manual) example is never overwritten by an automatic one.
  *
@@ -61,6 +63,10 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
         if (config.captureRequireRows() && (task.execution() == null || task.execution().rowCount() <= 0)) {
             return Outcome.drop("no rows returned");
         }
+        // one row of NULLs answers nothing either: the executor's empty-answer hint and this rule agree (issue 46)
+        if (config.captureRequireRows() && (EmptyAnswer.empty(task.execution()) || EmptyAnswer.anyFinding(task.issues()))) {
+            return Outcome.drop("empty answer");
+        }
         String owner = ExampleIds.owner(task.tenant());
         if (store.isMarkedWrong(task.datasource(), task.question()) || store.isMarkedWrong(task.datasource(), task.question(), owner)) {
             return Outcome.drop("marked wrong");
@@ -88,7 +94,7 @@ public final class CaptureStage extends AbstractStage<QuestionTask> {
                         dialect, task.question(), clock.instant()), embedder.embed(e[1])));
         String what = error.isPresent() ? " with error-fix pair" : "";
         if (curated) return Outcome.drop("curated example kept" + what);
-        return known ? Outcome.drop("already captured" + what) : ExampleTopic.published("captured", captured);
+        return known ? Outcome.drop("already captured" + what) : ExampleTopic.captured("captured", captured, task.batchId(), task.questionId());
     }
 
     /** {category, error text} of the attempt before the successful one: the issues the repair was made for. */

@@ -34,6 +34,9 @@ public final class ExampleSeeder {
     /** What one seeding run did. */
     public record Report(int read, int seeded, int skipped) {}
 
+    /** One row of a seed file: the datasource it is for (its own, else the default), the question and its SQL (either may be blank). */
+    public record Row(String datasource, String question, String sql) {}
+
     private final Embedder embedder;
     private final ExampleStore store;
     private final Clock clock;
@@ -49,13 +52,21 @@ public final class ExampleSeeder {
      * without their own datasource use {@code defaultDatasource}.
      */
     public Report seed(Path file, String defaultDatasource, String dialect) throws IOException {
+        return store(read(file, defaultDatasource).stream().map(r -> new String[] {r.datasource(), r.question(), r.sql()}).toList(), dialect);
+    }
+
+    /**
+     * The rows of a seed file by its extension ({@code .yaml}/{@code .yml}, {@code .csv}, {@code .jsonl}), each gold
+     * query in its first accepted form, nothing stored: what {@code ./sqloop seed} sends through a gateway.
+     */
+    public static List<Row> read(Path file, String defaultDatasource) throws IOException {
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         List<String[]> rows; // {datasource, question, sql}
         if (name.endsWith(".yaml") || name.endsWith(".yml")) rows = yaml(file, defaultDatasource);
         else if (name.endsWith(".csv")) rows = csv(file, defaultDatasource);
         else if (name.endsWith(".jsonl") || name.endsWith(".ndjson")) rows = jsonl(file, defaultDatasource);
         else throw new IllegalArgumentException("cannot seed " + file + ": expected .yaml, .yml, .csv or .jsonl");
-        return store(rows, dialect);
+        return rows.stream().map(r -> new Row(r[0], r[1], r[2])).toList();
     }
 
     private Report store(List<String[]> rows, String dialect) {
@@ -74,6 +85,61 @@ public final class ExampleSeeder {
             store.upsertAll(batch, embedder.embedAll(batch.stream().map(StoredExample::question).toList()));
         }
         return new Report(rows.size(), pending.size(), skipped);
+    }
+
+    /** What an import did: pairs read, added or changed, already stored as they are, skipped, and refused with reasons. */
+    public record Import(int read, int added, int unchanged, int skipped, List<String> refused) {}
+
+    /**
+     * Imports pairs from another system's store as seeds, each checked first as the fewshot service checks every example
+     * it stores ({@link ExampleChecks}: one read-only query as the validator's parser reads it in the datasource's
+     * dialect): a refused pair is never stored and its reason is reported. Idempotent: a seed already stored with the
+     * same SQL is left as it is (counted unchanged); pairs without question, SQL or datasource, questions marked wrong
+     * and curated examples are skipped, as {@link #seed} skips them, and so is a later pair of a question already read
+     * (the first one wins, run after run).
+     *
+     * @param labels what to call each pair in a refusal (its id in the source), by position
+     * @param dialectOf the dialect of a datasource's examples
+     */
+    public Import importPairs(List<Row> rows, List<String> labels, java.util.function.Function<String, String> dialectOf) {
+        List<StoredExample> pending = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        int skipped = 0;
+        int unchanged = 0;
+        java.util.Set<java.util.UUID> seen = new java.util.HashSet<>();
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            if (r.datasource() == null || r.datasource().isBlank() || r.question() == null || r.question().isBlank()
+                    || r.sql() == null || r.sql().isBlank() || !seen.add(dev.sqloop.common.message.ExampleIds.of(r.datasource(), r.question(), null))
+                    || store.isMarkedWrong(r.datasource(), r.question()) || curated(r.datasource(), r.question())) {
+                skipped++;
+                continue;
+            }
+            String dialect = dialectOf.apply(r.datasource());
+            java.util.Optional<String> why = ExampleChecks.whyNotStorable(r.question(), r.sql(), dialect);
+            if (why.isPresent()) {
+                refused.add(labels.get(i) + " (\"" + shorten(r.question()) + "\"): " + why.get());
+                continue;
+            }
+            String sql = r.sql().strip();
+            boolean same = store.find(r.datasource(), r.question()).map(e -> StoredExample.SEED.equals(e.source())
+                    && e.sql().equals(sql) && e.dialect().equals(dialect)).orElse(false);
+            if (same) {
+                unchanged++;
+                continue;
+            }
+            pending.add(new StoredExample(r.datasource(), r.question().strip(), sql, dialect, StoredExample.SEED, clock.instant()));
+        }
+        for (int i = 0; i < pending.size(); i += BATCH) {
+            List<StoredExample> batch = pending.subList(i, Math.min(pending.size(), i + BATCH));
+            store.upsertAll(batch, embedder.embedAll(batch.stream().map(StoredExample::question).toList()));
+        }
+        return new Import(rows.size(), pending.size(), unchanged, skipped, List.copyOf(refused));
+    }
+
+    private static String shorten(String s) {
+        String one = s.strip().replaceAll("\\s+", " ");
+        return one.length() <= 60 ? one : one.substring(0, 59) + "…";
     }
 
     private boolean curated(String datasource, String question) {

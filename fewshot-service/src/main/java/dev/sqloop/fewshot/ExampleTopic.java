@@ -1,7 +1,7 @@
 package dev.sqloop.fewshot;
 
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.runtime.KafkaClients;
@@ -51,6 +51,14 @@ public final class ExampleTopic {
     }
 
     /**
+     * An example captured from a question, published with its provenance (the batch and question): the topic's record
+     * is what lets the gateway find one batch's captures and roll them back together.
+     */
+    public static Outcome.Send captured(String kind, StoredExample stored, String batchId, String questionId) {
+        return Outcome.send(kind, Topics.EXAMPLES, recordOf(stored).capturedFrom(batchId, questionId));
+    }
+
+    /**
      * {@code owner}'s example of this question (the shared one when null) is gone. Published whether or not the store had it: a redelivered command
      * finds nothing to delete but must still reach readers that missed the first tombstone.
      */
@@ -69,7 +77,7 @@ public final class ExampleTopic {
         Set<String> stored = new HashSet<>();
         int[] published = {0};
         store.forEachExample(e -> {
-            ExampleRecord r = recordOf(e);
+            ExampleRecord r = withProvenance(recordOf(e), onTopic.get(recordOf(e).id()));
             stored.add(r.id());
             byte[] value = JsonCodec.encode(r);
             if (!Arrays.equals(value, onTopic.get(r.id()))) {
@@ -86,6 +94,20 @@ public final class ExampleTopic {
         }
         send(kafka, changes, timeout);
         return new SyncReport(stored.size(), published[0], removed);
+    }
+
+    /**
+     * The store keeps no provenance (the batch and question an example was captured from): the topic's record does, and
+     * a sync keeps it for the same example rather than republishing it without (which would lose a batch's roll back).
+     */
+    static ExampleRecord withProvenance(ExampleRecord fromStore, byte[] onTopic) {
+        if (onTopic == null || !ExampleRecord.AUTO.equals(fromStore.source())) return fromStore;
+        try {
+            ExampleRecord topic = JsonCodec.decode(onTopic, ExampleRecord.class);
+            return topic.batchId() == null && topic.questionId() == null ? fromStore : fromStore.capturedFrom(topic.batchId(), topic.questionId());
+        } catch (JsonCodec.DecodeException e) {
+            return fromStore; // an unreadable record is replaced by the store's
+        }
     }
 
     /** The latest value of every live key on the topic, read from the beginning to the current end. */

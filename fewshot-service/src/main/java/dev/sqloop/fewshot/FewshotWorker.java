@@ -1,15 +1,18 @@
 package dev.sqloop.fewshot;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.EnvConfig;
-import dev.sqloop.common.metrics.Metrics;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.config.KafkaSettings;
-import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
+import dev.sqloop.chdb.ChdbUrl;
+import dev.sqloop.fewshot.schema.ChdbSchemaSource;
+import dev.sqloop.fewshot.schema.SchemaSource;
+import dev.sqloop.common.metrics.Metrics;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
+import dev.sqloop.common.runtime.RunnerConfig;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.fewshot.schema.JdbcSchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
@@ -80,9 +83,12 @@ public final class FewshotWorker {
      * executor; its own schema and the other schemas its {@code _ALLOWED_SCHEMAS} lets queries read, as the validator's
      * catalog and the executor's allow-list do), a schema-only URL ({@code SQLOOP_FEWSHOT_SCHEMA_JDBC_<NAME>}) otherwise.
      */
-    static JdbcSchemaSource schemaSource(FewshotConfig config, Datasources datasources) {
-        return new JdbcSchemaSource(ds -> datasources.find(ds).isPresent() ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds),
+    static SchemaSource schemaSource(FewshotConfig config, Datasources datasources) {
+        JdbcSchemaSource jdbc = new JdbcSchemaSource(ds -> datasources.find(ds).isPresent() ? ReadOnlyJdbc.open(datasources.get(ds)) : connect(config, ds),
                 config.schemaName(), ds -> datasources.find(ds).map(DatasourceConfig::allowedSchemas).orElse(Set.of()));
+        // chDB runs in-process and has no JDBC driver: its datasources are read on a chDB session
+        ChdbSchemaSource chdb = new ChdbSchemaSource(datasources::get);
+        return ds -> datasources.find(ds).filter(d -> ChdbUrl.matches(d.jdbcUrl())).isPresent() ? chdb.tables(ds) : jdbc.tables(ds);
     }
 
     /**

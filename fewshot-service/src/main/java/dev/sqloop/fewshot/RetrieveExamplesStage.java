@@ -1,6 +1,6 @@
 package dev.sqloop.fewshot;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.message.Example;
 import dev.sqloop.common.message.ExampleIds;

@@ -9,9 +9,9 @@ import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.common.metrics.Metrics;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
+import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.LuceneExampleStore;
 import dev.sqloop.store.StoredExample;
@@ -106,6 +106,22 @@ class CaptureStageTest {
             strict.process(success("top sellers", "SELECT automatic", 5));
             assertEquals("SELECT t_curated", store.find("shop", "Top sellers", "t").orElseThrow().sql(), "the tenant's own curated one kept");
             assertEquals(1.0, captures(), "only the one success stored counts, not the kept curated ones nor the zero-row one");
+        }
+    }
+
+    /** Issue 46: the executor's empty-answer hint and the capture rule agree: one row of NULLs is not captured either. */
+    @Test
+    void shouldNotCaptureAnEmptyAnswerTheExecutorMarked() {
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir)) {
+            CaptureStage strict = new CaptureStage(TestModel.embedder(), store, FewshotConfig.defaults(), metrics, Clock.systemUTC());
+            QuestionTask nullRow = QuestionTask.create("q", "t", "shop", "What is the average amount in 1900?", 3, Instant.now())
+                    .withSql("SELECT avg(amount) FROM orders WHERE year = 1900", null)
+                    .withExecution(new Execution(List.of("avg"), List.of("DOUBLE"), 1, List.of(java.util.Arrays.asList((Object) null)), 1));
+            assertEquals(new Outcome.Drop("empty answer"), strict.process(nullRow));
+            QuestionTask marked = success("Which orders?", "SELECT * FROM orders", 1).withIssues(List.of(Issue.hint("execute",
+                    ErrorCategory.JOIN_ERROR, dev.sqloop.common.message.EmptyAnswer.NULL_ROW + " for a question that asks for rows", null)));
+            assertEquals(new Outcome.Drop("empty answer"), strict.process(marked));
+            assertEquals(0, store.count());
         }
     }
 

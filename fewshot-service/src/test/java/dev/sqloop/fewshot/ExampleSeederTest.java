@@ -50,6 +50,46 @@ class ExampleSeederTest {
         }
     }
 
+    /**
+     * An import from another system's store: the validator's parser decides what may become an example, the rest is
+     * refused with its reason; a second import changes nothing; a curated example and a repeated question are kept.
+     */
+    @Test
+    void shouldImportOnlyReadOnlyQueriesAndChangeNothingTheSecondTime() {
+        java.util.List<ExampleSeeder.Row> rows = java.util.List.of(
+                new ExampleSeeder.Row("shop", "How many orders?", "SELECT count(*) FROM orders"),
+                new ExampleSeeder.Row("shop", "Drop them", "DROP TABLE orders"),
+                new ExampleSeeder.Row("shop", "Two at once", "SELECT 1; DELETE FROM orders"),
+                new ExampleSeeder.Row("shop", "Broken", "SELEC * FROM"),
+                new ExampleSeeder.Row("shop", "HOW MANY ORDERS", "SELECT 2"),
+                new ExampleSeeder.Row("shop", "Top customers", "SELECT name FROM customers LIMIT 5"),
+                new ExampleSeeder.Row("hr", "Headcount", "SELECT count(*) FROM employees"),
+                new ExampleSeeder.Row("shop", "No SQL", null));
+        java.util.List<String> labels = java.util.stream.IntStream.range(0, rows.size()).mapToObj(i -> "record r" + i).toList();
+        try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("index"))) {
+            store.upsert(new StoredExample("shop", "Top customers", "SELECT name FROM customers ORDER BY revenue DESC LIMIT 5",
+                    "duckdb", StoredExample.MANUAL, null, "acme", "curated", java.util.List.of(), true), TestModel.embedder().embed("Top customers"));
+            ExampleSeeder seeder = new ExampleSeeder(TestModel.embedder(), store, Clock.systemUTC());
+            ExampleSeeder.Import first = seeder.importPairs(rows, labels, ds -> "duckdb");
+            assertEquals(8, first.read());
+            assertEquals(2, first.added(), first.toString());
+            assertEquals(0, first.unchanged());
+            assertEquals(3, first.skipped(), "the repeated question, the curated one, the one without SQL: " + first);
+            assertEquals(3, first.refused().size(), first.toString());
+            assertTrue(first.refused().get(0).startsWith("record r1 (\"Drop them\"): the sql is not one read-only DuckDB query"), first.refused().get(0));
+            assertTrue(first.refused().get(1).startsWith("record r2 (\"Two at once\")"), first.refused().get(1));
+            assertTrue(first.refused().get(2).startsWith("record r3 (\"Broken\")"), first.refused().get(2));
+            assertEquals("SELECT count(*) FROM orders", store.find("shop", "how many orders").orElseThrow().sql(), "the first of a repeated question");
+            assertEquals("curated", store.find("shop", "Top customers").orElseThrow().notes(), "a curated example stays");
+            assertTrue(store.find("shop", "Drop them").isEmpty());
+            assertEquals(3, store.count());
+
+            ExampleSeeder.Import second = seeder.importPairs(rows, labels, ds -> "duckdb");
+            assertEquals(new ExampleSeeder.Import(8, 0, 2, 3, first.refused()), second);
+            assertEquals(3, store.count());
+        }
+    }
+
     @Test
     void shouldSeedTheDefogCsvPerDatabaseWithTheFirstGoldAlternative() throws Exception {
         try (LuceneExampleStore store = LuceneExampleStore.open(dir.resolve("index"))) {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.Execution;
@@ -15,8 +15,8 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.NlConstraints;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.RunnerSettings;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.fewshot.schema.SchemaLinker;

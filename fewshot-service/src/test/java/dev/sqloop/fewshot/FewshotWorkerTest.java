@@ -73,7 +73,7 @@ class FewshotWorkerTest {
         assertEquals(List.of("hr.staff", "orders"), tableNames(FewshotWorker.schemaSource(config, Datasources.fromEnv(new EnvConfig(allowing)))));
     }
 
-    private static List<String> tableNames(JdbcSchemaSource source) throws SQLException {
+    private static List<String> tableNames(dev.sqloop.fewshot.schema.SchemaSource source) throws Exception {
         return source.tables("shop").stream().map(TableInfo::name).sorted().toList();
     }
 

@@ -5,6 +5,7 @@ import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Candidate;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.TokenUsage;
@@ -56,18 +57,25 @@ final class Answers {
             @Schema(description = "only when status is failed: the text of the last attempt, which was refused (by the "
                     + "validator, the engine or the guardrails); never run it") String lastRejectedSql,
             @Schema(description = "attempts made (final states)") Integer attempts,
-            @Schema(description = "why it ended: first_attempt_success, corrected_success, a failure reason, cancelled") String reason,
+            @Schema(description = "why it ended: first_attempt_success, corrected_success, a failure reason, cancelled, uncertain (several candidates did not agree: no answer)") String reason,
             ErrorCategory errorCategory,
             String errorMessage,
             List<Issue> issues,
             @Schema(description = "what running the SQL returned: columns, types, row count and a bounded preview") Execution preview,
             TokenUsage usage,
             @Schema(description = "milliseconds spent per stage") Map<String, Long> timings,
+            @Schema(description = "infrastructure retries per stage (LLM 429/5xx, warehouse connection lost): no attempt spent;"
+                    + " absent when none") Map<String, Integer> retries,
             Instant submittedAt,
-            Instant completedAt) {}
+            Instant completedAt,
+            @Schema(description = "a question asked with several candidates (SQLOOP_DATASOURCE_<NAME>_CANDIDATES): each one's SQL,"
+                    + " status, result preview and result fingerprint, for review (reason uncertain: they did not agree);"
+                    + " absent with one candidate") List<Candidate> candidates) {}
 
     @Schema(description = "Every attempt of a question, in order: SQL, issues or error, repair decision and reason, SQL diff")
-    record QuestionTrace(@Schema(requiredMode = REQUIRED) String id, @Schema(requiredMode = REQUIRED) List<AttemptEvent> attempts) {}
+    record QuestionTrace(@Schema(requiredMode = REQUIRED) String id, @Schema(requiredMode = REQUIRED) List<AttemptEvent> attempts,
+                         @Schema(requiredMode = REQUIRED, description = "infrastructure retries per stage so far (no attempt spent):"
+                                 + " the result's count once it ended, else the newest attempt's") Map<String, Integer> retries) {}
 
     @Schema(description = "A cancellation accepted: the question ends cancelled at the next stage it reaches")
     record QuestionCancelling(
@@ -107,7 +115,15 @@ final class Answers {
             @Schema(requiredMode = REQUIRED) Map<String, Long> byReason,
             @Schema(description = "results per retry round; absent for a batch never retried") Map<String, Long> byRound,
             @Schema(requiredMode = REQUIRED) Instant createdAt,
-            @Schema(requiredMode = REQUIRED, description = "every question has a final result") boolean done) {}
+            @Schema(requiredMode = REQUIRED, description = "every question has a final result") boolean done,
+            @Schema(description = "LLM tokens (input, the part of it served from the provider's prompt cache, output) and "
+                    + "cost in USD (at the generator's SQLOOP_LLM_PRICE_* table) summed over the finished questions, all "
+                    + "attempts; divide the cost by byStatus.succeeded for the cost per successful question") TokenUsage usage) {}
+
+    @Schema(description = "The caller's batches on every gateway instance, newest first")
+    record BatchListing(
+            @Schema(requiredMode = REQUIRED) java.util.List<BatchReport> batches,
+            @Schema(requiredMode = REQUIRED, description = "more batches than the list holds (" + BatchList.MAX + ", the newest)") boolean truncated) {}
 
     @Schema(description = "A batch cancellation accepted: its questions not yet final end cancelled at the next stage they reach")
     record BatchCancelling(
@@ -152,4 +168,10 @@ final class Answers {
             @Schema(requiredMode = REQUIRED, format = "uuid") String id,
             @Schema(requiredMode = REQUIRED, allowableValues = {"accepted", "exists"}) String status,
             @Schema(requiredMode = REQUIRED) String url) {}
+
+    @Schema(description = "A batch's auto-captured examples being deleted (the fewshot service applies each moments later)")
+    record CapturesRolledBack(
+            @Schema(requiredMode = REQUIRED) String batchId,
+            @Schema(requiredMode = REQUIRED, description = "examples captured from the batch's questions, deleted") int deleted,
+            @Schema(requiredMode = REQUIRED, description = "the examples still listed as captured from it (none once applied)") String examplesUrl) {}
 }

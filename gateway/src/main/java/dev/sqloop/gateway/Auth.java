@@ -11,14 +11,17 @@ final class Auth {
     private static final String TENANT = "sqloop.tenant";
 
     private final Map<String, String> apiKeys;
+    private final KeyGuesses guesses;
 
-    Auth(Map<String, String> apiKeys) {
+    Auth(Map<String, String> apiKeys, KeyGuesses guesses) {
         this.apiKeys = Map.copyOf(apiKeys);
+        this.guesses = guesses;
     }
 
     /** A before-handler: sets the caller's tenant, or refuses with 401. Without keys everyone is {@code default}. */
     void authenticate(Context ctx) {
-        if (PUBLIC_PATHS.contains(ctx.path())) return;
+        // the console signs its browsers in itself (ConsoleSession) and checks the same keys
+        if (PUBLIC_PATHS.contains(ctx.path()) || Console.serves(ctx.path())) return;
         if (apiKeys.isEmpty()) {
             ctx.attribute(TENANT, "default");
             return;
@@ -28,6 +31,7 @@ final class Auth {
                 .orElse(null);
         String tenant = key == null ? null : apiKeys.get(key.trim());
         if (tenant == null) {
+            if (key != null) guesses.wrongKey(ctx.ip(), java.time.Instant.now());
             throw new ApiError(401, "unauthorized", key == null ? "an API key is required (X-API-Key or Authorization: Bearer)" : "unknown API key", null, null);
         }
         ctx.attribute(TENANT, tenant);

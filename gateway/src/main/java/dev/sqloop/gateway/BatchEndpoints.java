@@ -46,10 +46,13 @@ final class BatchEndpoints {
     private final ResultsView view;
     private final Forwarding forwarding;
     private final RecentSubmissions recent;
+    private final BatchList list;
     private final ObjectMapper mapper = JsonCodec.mapper();
 
-    BatchEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, Forwarding forwarding, RecentSubmissions recent) {
+    BatchEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, Forwarding forwarding, RecentSubmissions recent,
+                   BatchList list) {
         this.recent = recent;
+        this.list = list;
         this.config = config;
         this.submitter = submitter;
         this.view = view;
@@ -69,6 +72,12 @@ final class BatchEndpoints {
                 .body(ApiOperation.NDJSON, QuestionRequest.class, true)
                 .answers(202, "Enqueued", BatchAccepted.class)
                 .refuses(400, 413, 415, 503));
+        ApiOperation.route(app, GET, "/v1/batches", this::list, op -> op.id("listBatches", TAG, "The caller's batches")
+                .description("Newest first, at most " + BatchList.MAX + " (truncated says when there are more), each with its "
+                        + "progress as GET /v1/batches/{id} answers it; gathered from every gateway instance (each holds a share of "
+                        + "the batches). A batch accepted moments ago may not be listed yet.")
+                .answers(200, "The batches", Answers.BatchListing.class)
+                .refuses(503));
         ApiOperation.route(app, GET, "/v1/batches/{id}", this::get, op -> op.id("getBatch", TAG, "A batch's progress")
                 .description("total, finished, pending, counts by status, by reason and (after a retry) by round, done.")
                 .answers(200, "Progress", BatchReport.class)
@@ -257,6 +266,14 @@ final class BatchEndpoints {
     /** The batch's status: the view's, else nothing finished yet when this instance accepted it moments ago. */
     private Optional<BatchReport> find(Context ctx, String id) {
         return recent.batch(id, Auth.tenant(ctx), () -> forwarding.findBatch(ctx, id));
+    }
+
+    /** Every instance's share of the caller's batches; a request another instance forwarded answers this one's share. */
+    private void list(Context ctx) {
+        String tenant = Auth.tenant(ctx);
+        List<BatchReport> all = ctx.header(Forwarding.FORWARDED) != null ? list.local(tenant)
+                : list.all(tenant, ctx.header("X-API-Key"), ctx.header("Authorization"));
+        ctx.json(new Answers.BatchListing(all.size() > BatchList.MAX ? all.subList(0, BatchList.MAX) : all, all.size() > BatchList.MAX));
     }
 
     private void get(Context ctx) {

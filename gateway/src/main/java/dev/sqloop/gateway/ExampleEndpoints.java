@@ -37,8 +37,10 @@ final class ExampleEndpoints {
     private final Submitter submitter;
     private final ResultsView view;
     private final MeterRegistry registry;
+    private final Forwarding forwarding;
 
-    ExampleEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, MeterRegistry registry) {
+    ExampleEndpoints(GatewayConfig config, Submitter submitter, ResultsView view, MeterRegistry registry, Forwarding forwarding) {
+        this.forwarding = forwarding;
         this.config = config;
         this.submitter = submitter;
         this.view = view;
@@ -69,11 +71,46 @@ final class ExampleEndpoints {
                 .answers(200, "The same question, SQL, notes and tags are already stored: nothing changes (status exists)",
                         ExampleAccepted.class)
                 .refuses(400).refuses(403, "forbidden: shared: true from a caller that is not a curator").refuses(413, 415, 503));
+        ApiOperation.route(app, DELETE, "/v1/batches/{id}/examples", this::rollbackCaptures, op -> op.id("rollbackBatchCaptures", TAG,
+                        "Roll back a batch's captures: delete every example auto-captured from its questions")
+                .description("Each example the fewshot service captured from one of the batch's successful questions (its "
+                        + "provenance, listed by GET /v1/examples?batch=ID) and the caller may change leaves the listing and "
+                        + "retrieval moments after the 202, so a bad batch does not feed later prompts. Examples the batch's "
+                        + "questions had before, seeds, saved and posted ones are kept.")
+                .answers(202, "Accepted, with how many examples are being deleted", Answers.CapturesRolledBack.class)
+                .refuses(404, "not_found: no such batch, or another tenant's").refuses(503));
         ApiOperation.route(app, DELETE, "/v1/examples/{id}", this::delete, op -> op.id("deleteExample", TAG,
                         "Delete an example: it leaves the listing and retrieval moments after the 202")
                 .answers(202, "Accepted", ExampleAccepted.class)
                 .refuses(403, "forbidden: a seed or a shared example, and the caller is not a curator")
                 .refuses(404, "not_found: no such example, or another tenant's own").refuses(503));
+    }
+
+    /**
+     * Deletes every example auto-captured from the batch's questions that the caller may change (its own; a curator's,
+     * every one): one action that keeps a bad batch from feeding later prompts. Read from this instance's copy of the
+     * examples table (every instance holds all of it); the batch must be the caller's (404 otherwise, as everywhere).
+     */
+    private void rollbackCaptures(Context ctx) {
+        String tenant = Auth.tenant(ctx);
+        String batchId = ctx.pathParam("id");
+        forwarding.findBatch(ctx, batchId).orElseThrow(() -> ApiError.notFound("batch " + batchId));
+        ExampleQuery query = new ExampleQuery(null, ExampleRecord.AUTO, null, null, null, ExampleQuery.MAX_LIMIT, null,
+                config.isCurator(tenant) ? null : tenant, batchId, null);
+        int deleted = 0;
+        while (true) {
+            ExampleQuery.Page page = view.examples(query);
+            for (ExampleRecord e : page.examples()) {
+                if (!mayChange(tenant, e)) continue;
+                submitter.submitExampleCommand(new ExampleCommand(0, e.id(), ExampleCommand.DELETE, tenant, e.datasource(), e.question(),
+                        null, null, null, null, submitter.now(), e.owner(), e.shared()));
+                registry.counter(COMMANDS, "action", ExampleCommand.DELETE).increment();
+                deleted++;
+            }
+            if (page.nextCursor() == null) break;
+            query = query.from(page.nextCursor());
+        }
+        ctx.status(202).json(new Answers.CapturesRolledBack(batchId, deleted, "/v1/examples?batch=" + batchId));
     }
 
     private void list(Context ctx) {

@@ -18,13 +18,16 @@ import java.util.regex.Pattern;
  * paging stays stable while examples are added or deleted. A cursor that is no example id was silently read as a
  * position in the id order and listed from there (outside probe, issue 44).
  */
-record ExampleQuery(String datasource, String source, String text, String prefix, String tag, int limit, String cursor, String viewer) {
+record ExampleQuery(String datasource, String source, String text, String prefix, String tag, int limit, String cursor, String viewer,
+                    String batch, String owner) {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
     static final int MAX_TEXT_CHARS = 500;
     /** An example id as {@link java.util.UUID#toString()} writes it, the only form ids (so cursors) take. */
     private static final Pattern EXAMPLE_ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final Pattern LIMIT = Pattern.compile("[0-9]{1,4}");
+    /** A batch id as the gateway hands them out (a UUID); bounded so a filter never carries arbitrary text. */
+    private static final Pattern BATCH_ID = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
 
     /** One page, and the cursor of the next one (null when this is the last). */
     record Page(List<ExampleRecord> examples, String nextCursor) {}
@@ -44,6 +47,11 @@ record ExampleQuery(String datasource, String source, String text, String prefix
                 new ApiOperation.QueryParameter("prefix", "the question starts with this (compared normalized: case, accents and "
                         + "punctuation ignored)", text),
                 new ApiOperation.QueryParameter("tag", "only examples carrying this tag", text),
+                new ApiOperation.QueryParameter("batch", "only the examples auto-captured from this batch's questions (their "
+                        + "provenance; what DELETE /v1/batches/{id}/examples rolls back)", Map.of("type", "string", "minLength", 1,
+                        "maxLength", 100, "pattern", BATCH_ID.pattern())),
+                new ApiOperation.QueryParameter("owner", "only the examples this tenant created (asked the captured question, saved "
+                        + "or posted it); seeds have no owner", text),
                 new ApiOperation.QueryParameter("limit", "page size", Map.of("type", "integer", "minimum", 1, "maximum", MAX_LIMIT,
                         "default", DEFAULT_LIMIT)),
                 new ApiOperation.QueryParameter("cursor", "nextCursor of the previous page (an example id); anything else is a 400 "
@@ -78,13 +86,20 @@ record ExampleQuery(String datasource, String source, String text, String prefix
             throw ApiError.badRequest("cursor must be the nextCursor of a previous page (an example id), not '"
                     + (cursor.length() > 60 ? cursor.substring(0, 60) + "…" : cursor) + "'", "cursor");
         }
+        String batch = single(params, "batch");
+        if (batch != null && !BATCH_ID.matcher(batch).matches()) throw ApiError.badRequest("batch must be a batch id", "batch");
         return new ExampleQuery(datasource, source, bounded(params, "q"), bounded(params, "prefix"), bounded(params, "tag"), limit,
-                cursor, null);
+                cursor, null, batch, bounded(params, "owner"));
     }
 
     /** The same query listing only what {@code viewer} may see (shared examples and its own); null: everything (curators). */
     ExampleQuery visibleTo(String viewer) {
-        return new ExampleQuery(datasource, source, text, prefix, tag, limit, cursor, viewer);
+        return new ExampleQuery(datasource, source, text, prefix, tag, limit, cursor, viewer, batch, owner);
+    }
+
+    /** The same query from {@code cursor} on (the next page). */
+    ExampleQuery from(String cursor) {
+        return new ExampleQuery(datasource, source, text, prefix, tag, limit, cursor, viewer, batch, owner);
     }
 
     private static String single(Map<String, List<String>> params, String name) {
@@ -103,6 +118,8 @@ record ExampleQuery(String datasource, String source, String text, String prefix
         if (datasource != null && !datasource.equals(e.datasource())) return false;
         if (source != null && !source.equals(e.source())) return false;
         if (tag != null && !e.tags().contains(tag)) return false;
+        if (batch != null && !batch.equals(e.batchId())) return false;
+        if (owner != null && !owner.equals(e.tenant())) return false;
         if (prefix != null && !ExampleIds.normalize(e.question()).startsWith(ExampleIds.normalize(prefix))) return false;
         if (text != null) {
             String needle = text.toLowerCase(Locale.ROOT);

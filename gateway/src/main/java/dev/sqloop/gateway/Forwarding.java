@@ -66,21 +66,40 @@ final class Forwarding {
         return view.<S>get(store, key).flatMap(local);
     }
 
+    /** {@code instance}'s own share of the caller's batches ({@code GET /v1/batches} marked forwarded: no further hop). */
+    java.util.List<Answers.BatchReport> batchesOf(URI instance, String apiKey, String authorization) {
+        HttpResponse<String> r = send(request(instance.resolve("/v1/batches"), apiKey, authorization).GET(),
+                "the gateway instance " + instance + " holding batches");
+        if (r.statusCode() != 200) throw new ApiError(r.statusCode() == 503 ? 503 : 502, "upstream", r.body(), null, null);
+        return read(r.body(), Answers.BatchListing.class).batches();
+    }
+
     /** @param asIs the request's own method and body; else a GET of {@code path} (a status lookup, whatever the request) */
     private HttpResponse<String> forward(Context ctx, URI owner, String path, boolean asIs) {
-        HttpRequest.Builder req = HttpRequest.newBuilder(owner.resolve(path)).timeout(Duration.ofSeconds(30)).header(FORWARDED, "1");
-        Optional.ofNullable(ctx.header("X-API-Key")).ifPresent(v -> req.header("X-API-Key", v));
-        Optional.ofNullable(ctx.header("Authorization")).ifPresent(v -> req.header("Authorization", v));
+        HttpRequest.Builder req = request(owner.resolve(path), ctx.header("X-API-Key"), ctx.header("Authorization"));
         if (asIs) {
             Optional.ofNullable(ctx.contentType()).ifPresent(v -> req.header("Content-Type", v));
             req.method(ctx.method().name(), HttpRequest.BodyPublishers.ofByteArray(ctx.bodyAsBytes()));
         } else {
             req.GET();
         }
+        return send(req, "the gateway instance owning this key");
+    }
+
+    /** A request to another instance, marked forwarded, with the caller's key (its tenant check applies there). */
+    private static HttpRequest.Builder request(URI target, String apiKey, String authorization) {
+        HttpRequest.Builder req = HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(30)).header(FORWARDED, "1");
+        if (apiKey != null) req.header("X-API-Key", apiKey);
+        if (authorization != null) req.header("Authorization", authorization);
+        return req;
+    }
+
+    /** The other instance's answer; one that cannot be reached is a 503 naming {@code whom}. */
+    private HttpResponse<String> send(HttpRequest.Builder req, String whom) {
         try {
             return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            throw new ApiError(503, "unavailable", "the gateway instance owning this key is unreachable: " + e.getMessage(), null, null);
+            throw new ApiError(503, "unavailable", whom + " is unreachable: " + e.getMessage(), null, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ApiError(503, "unavailable", "interrupted", null, null);

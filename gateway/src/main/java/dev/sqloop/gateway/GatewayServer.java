@@ -38,9 +38,10 @@ public final class GatewayServer implements AutoCloseable {
 
     GatewayServer(GatewayConfig config, Submitter submitter, ResultsView view, PrometheusMeterRegistry registry) {
         this.config = config;
-        Auth auth = new Auth(config.apiKeys());
+        KeyGuesses guesses = new KeyGuesses();
+        Auth auth = new Auth(config.apiKeys(), guesses);
         Forwarding forwarding = new Forwarding(view);
-        ExampleEndpoints examples = new ExampleEndpoints(config, submitter, view, registry);
+        ExampleEndpoints examples = new ExampleEndpoints(config, submitter, view, registry, forwarding);
         long largestBody = Math.max(config.maxBodyBytes(), config.maxBatchBytes());
         this.app = Javalin.create(c -> {
             c.showJavalinBanner = false;
@@ -87,6 +88,14 @@ public final class GatewayServer implements AutoCloseable {
                         + ctx.method(), null);
             }
         });
+        app.before(ctx -> {
+            if (Auth.PUBLIC_PATHS.contains(ctx.path())) return;
+            long locked = guesses.lockedFor(ctx.ip(), java.time.Instant.now());
+            if (locked > 0) {
+                ctx.header("Retry-After", Long.toString(locked));
+                throw KeyGuesses.refusal(locked);
+            }
+        });
         app.before(auth::authenticate);
         app.before(GatewayServer::refuseUnreadQueryParameters);
 
@@ -110,8 +119,11 @@ public final class GatewayServer implements AutoCloseable {
         RecentSubmissions recent = new RecentSubmissions(java.time.Clock.systemUTC());
         new QuestionEndpoints(config, submitter, view, forwarding, recent).register(app);
         new FeedbackEndpoints(config, submitter, forwarding, examples, recent).register(app);
-        new BatchEndpoints(config, submitter, view, forwarding, recent).register(app);
+        BatchList batches = new BatchList(view, forwarding);
+        new BatchEndpoints(config, submitter, view, forwarding, recent, batches).register(app);
         examples.register(app);
+        // the review console: HTML pages under /console, outside the API document (Console.serves)
+        new Console(config, view, batches, () -> app.port(), guesses).register(app);
         // last: the document is read off every route registered above, and refuses to build if one has no description
         this.document = OpenApiDocument.of(app, config);
     }

@@ -64,8 +64,8 @@ final class OpenApiDocument {
      * require them or default them to empty; a primitive is always written. OpenApiContractIT checks real answers.
      */
     private static final Map<Class<?>, Set<String>> ALWAYS_PRESENT = Map.of(
-            QuestionResult.class, Set.of("questionId", "status", "reason", "issues", "usage", "timings", "metadata"),
-            AttemptEvent.class, Set.of("questionId", "stage", "issues"),
+            QuestionResult.class, Set.of("questionId", "status", "reason", "issues", "usage", "timings", "metadata", "retries"),
+            AttemptEvent.class, Set.of("questionId", "stage", "issues", "retries"),
             Issue.class, Set.of("category", "message", "candidates"),
             Execution.class, Set.of("columns", "types", "preview"));
 
@@ -88,12 +88,13 @@ final class OpenApiDocument {
         }
     }
 
-    /** Every HTTP route {@code app} serves (before/after handlers are not routes), in path then method order. */
+    /** Every API route {@code app} serves (before/after handlers are not routes; the console's pages are not API), in path then method order. */
     static List<Route> routes(Javalin app) {
         List<Route> out = new ArrayList<>();
         for (var parsed : app.unsafeConfig().pvt.internalRouter.allHttpHandlers()) {
             Endpoint e = parsed.getEndpoint();
-            if (!e.getMethod().isHttpMethod()) continue;
+            // the console's HTML pages are no API operations (Console.serves): documented in docs/console.md instead
+            if (!e.getMethod().isHttpMethod() || Console.serves(e.getPath())) continue;
             out.add(new Route(e.getMethod().name(), e.getPath(), e.metadata(ApiOperation.class)));
         }
         out.sort(Comparator.comparing(Route::path).thenComparing(Route::method));

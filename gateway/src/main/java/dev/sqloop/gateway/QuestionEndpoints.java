@@ -147,6 +147,7 @@ final class QuestionEndpoints {
                 .filter(s -> Auth.tenant(ctx).equals(s.tenant()));
         if (state.isEmpty() && recent.question(id, Auth.tenant(ctx)).isEmpty()) throw ApiError.notFound("question " + id);
         // accepted here moments ago and not yet in the view: queued, no attempt yet
-        ctx.json(new QuestionTrace(id, state.map(QuestionState::events).orElse(List.of())));
+        ctx.json(new QuestionTrace(id, state.map(QuestionState::events).orElse(List.of()),
+                state.map(StatusView::retries).orElse(java.util.Map.of())));
     }
 }

@@ -4,6 +4,7 @@ import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Candidate;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.metrics.Metrics;
@@ -39,6 +40,8 @@ import java.util.Set;
 final class QuestionMetrics {
     static final String UNKNOWN = "unknown";
     static final String FAILED = "failed";
+    /** Issue 50: candidates that did not agree. A failed result by status, an outcome of its own here. */
+    static final String UNCERTAIN = Outcomes.UNCERTAIN;
     /** Why a question may fail: pre-registered at zero so the first failure of a kind shows in {@code increase()}. */
     static final List<String> FAILURE_REASONS = List.of(Outcomes.MAX_ATTEMPTS, Outcomes.UNCHANGED_SQL, Outcomes.NON_RETRYABLE,
             Outcomes.UNKNOWN_DATASOURCE, Outcomes.LLM_UNAVAILABLE, Outcomes.WAREHOUSE_UNAVAILABLE, Outcomes.DEADLINE_EXCEEDED,
@@ -49,6 +52,12 @@ final class QuestionMetrics {
     /** The repair worker's event kind, and the validator's. */
     static final String REPAIR_EVENT = "repair-decision";
     static final String VALIDATION_EVENT = "validation";
+    /**
+     * The event when the executor chose among a question's candidates (issue 50), or the generator broke their tie by a
+     * pairwise comparison ({@code pairwise}; its failure is {@code uncertain}): one per question.
+     */
+    static final String SELECTION_EVENT = "selection";
+    static final List<String> SELECTION_DECISIONS = List.of("unanimous", "majority", "sole", "pairwise", "uncertain");
 
     private static final double[] ATTEMPT_BUCKETS = {1, 2, 3, 4, 5, 6, 8, 10};
     private static final Duration[] END_TO_END_BUCKETS = seconds(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600);
@@ -64,9 +73,11 @@ final class QuestionMetrics {
             questions(Outcomes.FIRST_ATTEMPT_SUCCESS, "", ds.getKey(), dialect);
             questions(Outcomes.CORRECTED_SUCCESS, "", ds.getKey(), dialect);
             for (String reason : FAILURE_REASONS) questions(FAILED, reason, ds.getKey(), dialect);
+            questions(UNCERTAIN, UNCERTAIN, ds.getKey(), dialect);
         }
         // hints are rare; at zero from the start, a dashboard shows "none" rather than "no data"
         for (ErrorCategory c : ErrorCategory.values()) hints(c.wireName());
+        for (String d : SELECTION_DECISIONS) selections(d);
     }
 
     /** Counts what {@code update} adds to a question whose stored state is {@code before}; nothing for a repeat. */
@@ -87,7 +98,7 @@ final class QuestionMetrics {
     void finished(QuestionResult r) {
         String datasource = datasources.containsKey(r.datasource()) ? r.datasource() : UNKNOWN;
         String dialect = datasources.containsKey(r.datasource()) ? datasources.get(r.datasource()).wireName() : UNKNOWN;
-        String outcome = r.succeeded() ? r.reason() : FAILED;
+        String outcome = r.succeeded() ? r.reason() : UNCERTAIN.equals(r.reason()) ? UNCERTAIN : FAILED;
         questions(outcome, r.succeeded() ? "" : r.reason(), datasource, dialect).increment();
         DistributionSummary.builder(Metrics.ATTEMPTS).description("Attempts used per finished question (1 = first attempt)")
                 .serviceLevelObjectives(ATTEMPT_BUCKETS).tags("datasource", datasource, "dialect", dialect)
@@ -100,6 +111,26 @@ final class QuestionMetrics {
         DistributionSummary.builder(Metrics.QUESTION_TOKENS).description("LLM tokens (input + output) spent on one question")
                 .tags("datasource", datasource, "dialect", dialect)
                 .register(registry).record(r.usage().inputTokens() + r.usage().outputTokens());
+        DistributionSummary.builder(Metrics.QUESTION_COST).baseUnit(Metrics.USD)
+                .description("What one question's LLM calls cost, all attempts, at the generator's price table")
+                .tags("datasource", datasource, "dialect", dialect, "outcome", outcome)
+                .register(registry).record(r.usage().cost());
+        if (!r.candidates().isEmpty()) {
+            DistributionSummary.builder(Metrics.QUESTION_CANDIDATES).description("Candidates a question was answered from")
+                    .tags("datasource", datasource, "dialect", dialect).register(registry).record(r.candidates().size());
+            agreement(r.candidates()).ifPresent(share -> DistributionSummary.builder(Metrics.CANDIDATE_AGREEMENT)
+                    .description("The largest agreeing group's share of the candidates that ran")
+                    .tags("datasource", datasource, "dialect", dialect).register(registry).record(share));
+        }
+    }
+
+    /** The largest group of equal result fingerprints over the candidates that ran; empty when none ran. */
+    static java.util.OptionalDouble agreement(List<Candidate> candidates) {
+        Map<String, Long> groups = candidates.stream().filter(c -> Candidate.RAN.equals(c.status()) && c.fingerprint() != null)
+                .collect(java.util.stream.Collectors.groupingBy(Candidate::fingerprint, java.util.stream.Collectors.counting()));
+        long ran = groups.values().stream().mapToLong(Long::longValue).sum();
+        if (ran == 0) return java.util.OptionalDouble.empty();
+        return java.util.OptionalDouble.of((double) groups.values().stream().mapToLong(Long::longValue).max().orElse(0) / ran);
     }
 
     /** One attempt's errors and repair decision (the repair worker's event), or its hints (the validator's). */
@@ -116,6 +147,8 @@ final class QuestionMetrics {
             String category = e.issues().stream().filter(Issue::error).findFirst().map(i -> i.category().wireName()).orElse(UNKNOWN);
             Counter.builder(Metrics.REPAIRS).description("The repair worker's decision for one failed attempt")
                     .tags("category", category, "decision", decision(e)).register(registry).increment();
+        } else if (SELECTION_EVENT.equals(e.kind())) {
+            selections(SELECTION_DECISIONS.contains(e.decision()) ? e.decision() : "other").increment();
         } else if (VALIDATION_EVENT.equals(e.kind())) {
             for (Issue i : e.issues()) {
                 if (i.hint()) hints(i.category().wireName()).increment();
@@ -130,6 +163,11 @@ final class QuestionMetrics {
         int colon = reason.indexOf(':');
         String head = (colon < 0 ? reason : reason.substring(0, colon)).strip();
         return STOP_DECISIONS.contains(head) ? head : "other";
+    }
+
+    private Counter selections(String decision) {
+        return Counter.builder(Metrics.CANDIDATE_SELECTIONS).description("How a question's answer was chosen among its candidates")
+                .tags("decision", decision).register(registry);
     }
 
     private Counter hints(String category) {

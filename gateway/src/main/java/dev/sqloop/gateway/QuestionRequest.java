@@ -4,6 +4,7 @@ import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.NOT_REQUIR
 import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.gateway.SchemaKeywords.From;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.lang.reflect.RecordComponent;
@@ -31,7 +32,10 @@ public record QuestionRequest(
                 + "beside it on every attempt; at most SQLOOP_GATEWAY_MAX_QUESTION_CHARS") @From(SchemaKeywords.QUESTION_CHARS)
         String instructions,
         @Schema(description = "false: a success is not captured into the example memory (eval leaves memory as it found it); "
-                + "absent: captured") Boolean capture) {
+                + "absent: captured") Boolean capture,
+        @Schema(minimum = "1", maximum = "" + Datasources.MAX_CANDIDATES, description = "candidate SQL answers to ask for and choose among by their results "
+                + "(issue 50), overriding the datasource's SQLOOP_DATASOURCE_<NAME>_CANDIDATES for this question; give it on "
+                + "every element of a batch to set it for the batch; absent: the datasource's setting") Integer candidates) {
     static final int MAX_METADATA_ENTRIES = 32;
     static final int MAX_METADATA_KEY_CHARS = 100;
     static final int MAX_METADATA_VALUE_CHARS = 1000;
@@ -109,6 +113,15 @@ public record QuestionRequest(
             if (!cap.isBoolean()) throw ApiError.badRequest("capture must be true or false", "capture");
             capture = cap.asBoolean();
         }
-        return new QuestionRequest(question, ds.asText(), maxAttempts, clientId, metadata, instructions, capture);
+        Integer candidates = null;
+        JsonNode cand = node.get("candidates");
+        if (cand != null && !cand.isNull()) {
+            // the same bound as the datasource setting: each candidate is one more LLM call and one more query
+            if (!cand.isInt() || cand.asInt() < 1 || cand.asInt() > Datasources.MAX_CANDIDATES) {
+                throw ApiError.badRequest("candidates must be an integer between 1 and " + Datasources.MAX_CANDIDATES, "candidates");
+            }
+            candidates = cand.asInt();
+        }
+        return new QuestionRequest(question, ds.asText(), maxAttempts, clientId, metadata, instructions, capture, candidates);
     }
 }

@@ -1,7 +1,10 @@
 package dev.sqloop.gateway;
 
-import dev.sqloop.common.Topic;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.SqloopHeaders;
+import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.runtime.TraceParent;
+import dev.sqloop.common.topic.Topic;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.ExampleRecord;
 import dev.sqloop.common.message.QuestionResult;
@@ -17,6 +20,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.common.utils.Utils;
@@ -33,6 +37,9 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -59,6 +66,8 @@ final class ResultsView implements AutoCloseable {
     static final String BATCH_STATUS = "batch-status";
     static final String RESULTS_BY_BATCH = "results-by-batch";
     static final String EXAMPLES = "examples";
+    /** Per batch, its questions counted by their first error ({@link Views.FirstErrors}); internal: the console reads it. */
+    static final String BATCH_FIRST_ERRORS = "batch-first-errors";
     /** Internal (joined into {@link #BATCH_STATUS}); named so that its changelog does not move when the topology grows. */
     static final String BATCH_PROGRESS = "batch-progress";
     /** Internal: the batches' manifests, under the name Streams generated for the store before it was named. */
@@ -109,9 +118,26 @@ final class ResultsView implements AutoCloseable {
         JsonSerde<Update> updateSerde = new JsonSerde<>(Update.class);
         JsonSerde<QuestionState> stateSerde = new JsonSerde<>(QuestionState.class);
 
+        // The submission keeps the trace id its record carries (the console shows it, to find the question's spans): a
+        // processor, as only one sees the record's headers. Stores and internal topics are named explicitly, so this
+        // node's generated name is all that changed.
         KStream<String, Update> submitted = b.stream(Topics.RETRIEVE_EXAMPLES.name(), consumed(Topics.RETRIEVE_EXAMPLES))
                 .filter((id, t) -> t != null && t.attempt() == 1)
-                .mapValues(t -> new Update.Submitted(Submission.of(t), t.round()));
+                .processValues(() -> new FixedKeyProcessor<String, QuestionTask, Update>() {
+                    private FixedKeyProcessorContext<String, Update> context;
+
+                    @Override
+                    public void init(FixedKeyProcessorContext<String, Update> context) {
+                        this.context = context;
+                    }
+
+                    @Override
+                    public void process(FixedKeyRecord<String, QuestionTask> r) {
+                        Header h = r.headers().lastHeader(SqloopHeaders.TRACEPARENT);
+                        String traceId = h == null ? null : TraceParent.traceId(new String(h.value(), StandardCharsets.UTF_8));
+                        context.forward(r.withValue(new Update.Submitted(Submission.of(r.value(), traceId), r.value().round())));
+                    }
+                });
         KStream<String, Update> finished = b.stream(Topics.RESULTS.name(), Consumed.with(Serdes.String(), resultSerde))
                 .filter((id, r) -> r != null)
                 .mapValues(Update.Finished::new);
@@ -158,6 +184,23 @@ final class ResultsView implements AutoCloseable {
         b.globalTable(Topics.EXAMPLES.name(), consumed(Topics.EXAMPLES),
                 Materialized.<String, ExampleRecord, KeyValueStore<Bytes, byte[]>>as(EXAMPLES)
                         .withKeySerde(Serdes.String()).withValueSerde(new JsonSerde<>(ExampleRecord.class)));
+
+        // First errors by batch, built last so that no node above changes its generated name. The result alone does not
+        // say what attempt 1 got wrong (a repaired success carries none): the question's trace does, so this counts from
+        // the questions table, keyed and partitioned like results-by-batch; a reopened (retried) question drops out
+        // until its new round ends, and a trace event arriving after the result corrects its count.
+        JsonSerde<Views.FirstErrors> firstErrorsSerde = new JsonSerde<>(Views.FirstErrors.class);
+        questions.toStream()
+                .filter((id, s) -> s != null && batchOf(s) != null && (s.result() != null || s.round() > 0))
+                .map((id, s) -> KeyValue.pair(batchOf(s) + BATCH_SEPARATOR + id, Views.FirstErrors.of(s)))
+                .repartition(Repartitioned.<String, String>with(Serdes.String(), Serdes.String())
+                        .withName("first-error-by-question").withStreamPartitioner(typed(BY_BATCH)))
+                .toTable(Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("first-error-by-question")
+                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
+                .groupBy((key, firstError) -> KeyValue.pair(batchOf(key), firstError), Grouped.with("first-errors-by-batch", Serdes.String(), Serdes.String()))
+                .aggregate(() -> Views.FirstErrors.EMPTY, (batch, e, agg) -> agg.add(e, 1), (batch, e, agg) -> agg.add(e, -1),
+                        Materialized.<String, Views.FirstErrors, KeyValueStore<Bytes, byte[]>>as(BATCH_FIRST_ERRORS)
+                                .withKeySerde(Serdes.String()).withValueSerde(firstErrorsSerde));
         return b.build();
     }
 
@@ -215,6 +258,37 @@ final class ResultsView implements AutoCloseable {
     KeyValueIterator<String, QuestionResult> batchResults(String batchId) {
         return whileAvailable(() -> this.<QuestionResult>store(RESULTS_BY_BATCH)
                 .prefixScan(batchId + BATCH_SEPARATOR, Serdes.String().serializer()));
+    }
+
+    /**
+     * A batch's results in question id order from just after {@code afterQuestionId} (from the first when null): the
+     * console's pages read on from their cursor instead of scanning the batch from its start.
+     */
+    KeyValueIterator<String, QuestionResult> batchResultsAfter(String batchId, String afterQuestionId) {
+        if (afterQuestionId == null) return batchResults(batchId);
+        // keys are batchId|questionId; '}' follows '|', so batchId} bounds the batch's keys from above
+        return whileAvailable(() -> this.<QuestionResult>store(RESULTS_BY_BATCH)
+                .range(batchId + BATCH_SEPARATOR + afterQuestionId + "\u0000", batchId + "}"));
+    }
+
+    /**
+     * Every batch's status held by this instance (its share of the partitions; all of them with one instance): the
+     * console's batch list, read from the same store as {@code GET /v1/batches/{id}}.
+     */
+    KeyValueIterator<String, Views.BatchStatus> batchStatuses() {
+        return whileAvailable(() -> this.<Views.BatchStatus>store(BATCH_STATUS).all());
+    }
+
+    /**
+     * The other gateway instances holding a share of the batch statuses, from Kafka Streams' metadata of this
+     * application: a list of every batch asks each of them for its share.
+     */
+    java.util.List<URI> otherInstances() {
+        return streams.metadataForAllStreamsClients().stream()
+                .filter(m -> m.stateStoreNames().contains(BATCH_STATUS))
+                .map(m -> m.hostInfo().host() + ":" + m.hostInfo().port())
+                .filter(h -> !h.equals(selfHostPort)).distinct().sorted()
+                .map(h -> URI.create("http://" + h)).toList();
     }
 
     Optional<ExampleRecord> example(String id) {

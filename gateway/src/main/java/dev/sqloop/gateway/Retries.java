@@ -83,7 +83,8 @@ final class Retries {
     static QuestionTask task(QuestionResult r, int round, Submitter submitter, GatewayConfig config) {
         if (!config.datasources().containsKey(r.datasource())) return null;
         int maxAttempts = r.maxAttempts() > 0 ? r.maxAttempts() : QuestionTask.DEFAULT_MAX_ATTEMPTS;
-        QuestionRequest request = new QuestionRequest(r.question(), r.datasource(), maxAttempts, null, r.metadata(), r.instructions(), r.capture());
+        QuestionRequest request = new QuestionRequest(r.question(), r.datasource(), maxAttempts, null, r.metadata(), r.instructions(), r.capture(),
+                null); // a result does not keep its submitted candidates: a retry asks the datasource's number
         return submitter.task(r.questionId(), r.tenant(), r.batchId(), request).withRound(round);
     }
 

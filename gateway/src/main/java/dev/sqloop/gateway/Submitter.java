@@ -1,7 +1,7 @@
 package dev.sqloop.gateway;
 
-import dev.sqloop.common.Topic;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topic;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.ExampleCommand;
 import dev.sqloop.common.message.FeedbackCommand;
@@ -65,7 +65,8 @@ final class Submitter {
                 .withDialect(config.datasources().get(r.datasource()))
                 .withBatch(batchId, now.plus(config.questionTimeout()), r.metadata())
                 .withInstructions(r.instructions())
-                .withCapture(r.capture());
+                .withCapture(r.capture())
+                .withCandidatesWanted(r.candidates());
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.BatchManifest;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
+import dev.sqloop.common.message.TokenUsage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,11 +19,16 @@ final class Views {
     private Views() {}
 
     /** What the gateway knows of a question from its submission (attempt 1 on {@code retrieve-examples}). */
+    /** @param traceId the W3C trace id its first record carried (null when unknown: a state from before it was kept) */
     record Submission(String questionId, String tenant, String batchId, String datasource, String question,
-                      int maxAttempts, Instant submittedAt, Map<String, String> metadata) {
+                      int maxAttempts, Instant submittedAt, Map<String, String> metadata, String traceId) {
         static Submission of(QuestionTask t) {
+            return of(t, null);
+        }
+
+        static Submission of(QuestionTask t, String traceId) {
             return new Submission(t.questionId(), t.tenant(), t.batchId(), t.datasource(), t.question(), t.maxAttempts(),
-                    t.submittedAt(), t.metadata());
+                    t.submittedAt(), t.metadata(), traceId);
         }
     }
 
@@ -92,28 +98,78 @@ final class Views {
         record Event(AttemptEvent event) implements Update {}
     }
 
+    /**
+     * A batch's questions counted by their first error, {@code category@stage} ({@code column_not_found@validate}):
+     * what went wrong on attempt 1, for the questions repair then fixed as for those that failed.
+     */
+    record FirstErrors(Map<String, Long> counts) {
+        static final FirstErrors EMPTY = new FirstErrors(Map.of());
+
+        FirstErrors {
+            counts = counts == null ? Map.of() : Map.copyOf(counts);
+        }
+
+        FirstErrors add(String key, long delta) {
+            return new FirstErrors(BatchProgress.merge(counts, key, delta));
+        }
+
+        /**
+         * The first error of {@code s}'s current round as {@code category@stage}: the first error of attempt 1 as the
+         * repair stage received it (its event in the trace); for a failure without that event, its result's first error
+         * (or its error category, at stage {@code unknown}). Null before a result, and when attempt 1 succeeded.
+         */
+        static String of(QuestionState s) {
+            QuestionResult r = s.result();
+            if (r == null) return null;
+            for (AttemptEvent e : s.events()) {
+                if (e.round() != r.round() || e.attempt() != 1 || !"repair".equals(e.stage())) continue;
+                for (dev.sqloop.common.message.Issue i : e.issues()) if (i.error()) return key(i);
+            }
+            if (r.succeeded()) return null;
+            for (dev.sqloop.common.message.Issue i : r.issues()) if (i.error()) return key(i);
+            return r.errorCategory() == null ? null : r.errorCategory().wireName() + "@unknown";
+        }
+
+        private static String key(dev.sqloop.common.message.Issue i) {
+            return i.category().wireName() + "@" + (i.stage() == null || i.stage().isBlank() ? "unknown" : i.stage());
+        }
+    }
+
     /** A batch's manifest (size, tenant) with its progress. */
     record BatchStatus(BatchManifest manifest, BatchProgress progress) {}
 
     /**
      * Counts of a batch's finished questions by status and by reason, and by retry round for the questions whose result
-     * came from a retry (round ≥ 1; a batch never retried has none).
+     * came from a retry (round ≥ 1; a batch never retried has none); for the console, the failed ones by their error
+     * category and every finished one by its number of attempts (absent from progress stored before they were counted);
+     * and the LLM tokens and cost of those results summed.
      */
-    record BatchProgress(Map<String, Long> byStatus, Map<String, Long> byReason, Map<String, Long> byRound) {
+    record BatchProgress(Map<String, Long> byStatus, Map<String, Long> byReason, Map<String, Long> byRound,
+                         Map<String, Long> byCategory, Map<String, Long> byAttempts, TokenUsage usage) {
         static final BatchProgress EMPTY = new BatchProgress(Map.of(), Map.of(), Map.of());
 
         BatchProgress {
             byStatus = byStatus == null ? Map.of() : Map.copyOf(byStatus);
             byReason = byReason == null ? Map.of() : Map.copyOf(byReason);
             byRound = byRound == null ? Map.of() : Map.copyOf(byRound);
+            byCategory = byCategory == null ? Map.of() : Map.copyOf(byCategory);
+            byAttempts = byAttempts == null ? Map.of() : Map.copyOf(byAttempts);
+            // a progress stored before usage was summed has none: it counts from the next result on
+            usage = usage == null ? TokenUsage.ZERO : usage;
+        }
+
+        BatchProgress(Map<String, Long> byStatus, Map<String, Long> byReason, Map<String, Long> byRound) {
+            this(byStatus, byReason, byRound, null, null, null);
         }
 
         BatchProgress add(QuestionResult r, long delta) {
             return new BatchProgress(merge(byStatus, r.status(), delta), merge(byReason, r.reason(), delta),
-                    r.round() > 0 ? merge(byRound, Integer.toString(r.round()), delta) : byRound);
+                    r.round() > 0 ? merge(byRound, Integer.toString(r.round()), delta) : byRound,
+                    !r.succeeded() && r.errorCategory() != null ? merge(byCategory, r.errorCategory().wireName(), delta) : byCategory,
+                    merge(byAttempts, Integer.toString(r.attempts()), delta), usage.plus(r.usage().times(delta)));
         }
 
-        private static Map<String, Long> merge(Map<String, Long> counts, String key, long delta) {
+        static Map<String, Long> merge(Map<String, Long> counts, String key, long delta) {
             Map<String, Long> out = new TreeMap<>(counts);
             out.merge(key, delta, Long::sum);
             out.values().removeIf(v -> v == 0);

@@ -44,6 +44,20 @@ class ExampleQueryTest {
                 questions(query(Map.of("tag", List.of("kpi"), "datasource", List.of("sales"))), all, "filters combine"));
     }
 
+    @Test
+    void shouldFilterByOwnerTheTenantThatCreatedIt() {
+        ExampleRecord seed = example("demo", "seeded", "SELECT 1", "seed", List.of());
+        ExampleRecord mine = new ExampleRecord(0, ExampleIds.of("demo", "mine").toString(), "demo", "mine", "SELECT 2", "duckdb",
+                "manual", "tenant-a", null, List.of(), Instant.EPOCH, true);
+        ExampleRecord theirs = new ExampleRecord(0, ExampleIds.of("demo", "theirs").toString(), "demo", "theirs", "SELECT 3", "duckdb",
+                "auto", "tenant-b", null, List.of(), Instant.EPOCH, true);
+        List<ExampleRecord> all = new ArrayList<>(List.of(seed, mine, theirs));
+        all.sort(Comparator.comparing(ExampleRecord::id));
+        assertEquals(List.of("mine"), questions(query(Map.of("owner", List.of("tenant-a"))), all, "owner"));
+        assertEquals(List.of("theirs"), questions(query(Map.of("owner", List.of("tenant-b"))), all, "owner"));
+        assertEquals(List.of(), questions(query(Map.of("owner", List.of("tenant-c"))), all, "no such owner"));
+    }
+
     private static List<String> questions(ExampleQuery q, List<ExampleRecord> all, String what) {
         List<String> found = q.page(all.iterator()).examples().stream().map(ExampleRecord::question).toList();
         return all.stream().map(ExampleRecord::question).filter(found::contains).toList();
@@ -97,7 +111,7 @@ class ExampleQueryTest {
             bad.put(Map.of("cursor", List.of(cursor)), "cursor");
         }
         for (String limit : List.of("+5", "-1", "5.0", "0x10", "1e2", "10000", "٥", "99999999999")) bad.put(Map.of("limit", List.of(limit)), "limit");
-        for (String name : List.of("datasource", "source", "q", "prefix", "tag", "limit", "cursor")) {
+        for (String name : List.of("datasource", "source", "q", "prefix", "tag", "owner", "limit", "cursor")) {
             bad.put(Map.of(name, List.of("")), name);
             bad.put(Map.of(name, List.of("  ")), name);
         }

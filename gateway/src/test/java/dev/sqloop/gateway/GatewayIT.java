@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
@@ -182,6 +182,25 @@ class GatewayIT {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + g.port() + path));
         if (key != null) b.header("Authorization", "Bearer " + key);
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** {@code GET /v1/batches}' ids; {@code share}: the instance's own share (as another instance asks it). */
+    private static List<String> listed(Gateway g, String key, boolean share) throws Exception {
+        HttpResponse<String> r = patiently(() -> {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + g.port() + "/v1/batches"))
+                    .header("Authorization", "Bearer " + key);
+            if (share) b.header("X-Sqloop-Forwarded", "1");
+            return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        });
+        assertEquals(200, r.statusCode(), r.body());
+        List<String> ids = new ArrayList<>();
+        json(r).get("batches").forEach(b -> ids.add(b.get("batchId").asText()));
+        return ids;
+    }
+
+    private static boolean sleep(long millis) throws InterruptedException {
+        Thread.sleep(millis);
+        return true;
     }
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {
@@ -644,6 +663,34 @@ class GatewayIT {
     }
 
     @Test
+    void shouldLockOutAnAddressThatGuessesKeysOnTheApiAndTheConsoleSignIn() throws Exception {
+        // its own gateway: the lockout is of this test's address (127.0.0.1), which every other test here shares
+        try (Gateway own = startGateway(TestDirs.create("gw-guess-"))) {
+            for (int i = 0; i < KeyGuesses.MAX_WRONG_KEYS + 5; i++) {
+                assertEquals(401, get(own, "/v1/datasources", null).statusCode(), "no key is no guess: not counted, not locked");
+            }
+            for (int i = 0; i < KeyGuesses.MAX_WRONG_KEYS / 2; i++) assertEquals(401, get(own, "/v1/datasources", "guess-" + i).statusCode());
+            assertEquals(200, get(own, "/v1/datasources", KEY_A).statusCode(), "half way: the right key still answers");
+            HttpRequest.Builder form = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + own.port() + "/console/login"))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .header("Origin", "http://127.0.0.1:" + own.port());
+            for (int i = 0; i < KeyGuesses.MAX_WRONG_KEYS / 2; i++) {
+                assertEquals(401, http.send(form.POST(HttpRequest.BodyPublishers.ofString("key=form-guess-" + i)).build(),
+                        HttpResponse.BodyHandlers.ofString()).statusCode(), "an unknown key on the sign-in form");
+            }
+            HttpResponse<String> locked = get(own, "/v1/datasources", KEY_A);
+            assertEquals(429, locked.statusCode(), "after " + KeyGuesses.MAX_WRONG_KEYS + " unknown keys even the right one waits");
+            assertEquals("too_many_requests", json(locked).get("error").asText());
+            long retryAfter = Long.parseLong(locked.headers().firstValue("Retry-After").orElseThrow());
+            assertTrue(retryAfter > 0 && retryAfter <= KeyGuesses.WINDOW.toSeconds(), "Retry-After " + retryAfter);
+            assertEquals(429, http.send(form.POST(HttpRequest.BodyPublishers.ofString("key=" + KEY_A)).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode(), "the sign-in form too");
+            assertEquals(200, get(own, "/healthy", null).statusCode(), "probes stay open");
+            assertEquals(200, get(gateway, "/v1/datasources", KEY_A).statusCode(), "another instance keeps its own count");
+        }
+    }
+
+    @Test
     void shouldTrackAThousandQuestionBatchAcrossInstancesAndRestarts() throws Exception {
         StringBuilder jsonl = new StringBuilder();
         for (int i = 0; i < 1000; i++) jsonl.append("{\"question\":\"question number ").append(i).append("\",\"datasource\":\"sales\"}\n");
@@ -676,6 +723,24 @@ class GatewayIT {
             assertEquals(1000, resultLines(gateway, batchId).size());
             assertEquals(0.0, counted(second, "sales", "first_attempt_success"),
                     "partitions that moved to a new instance are restored, not folded again: nothing counted twice");
+
+            // the list of batches: each instance holds a share, either one lists them all
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            List<String> one;
+            List<String> two;
+            List<String> shares;
+            do {
+                one = listed(gateway, KEY_B, false);
+                two = listed(second, KEY_B, false);
+                shares = new ArrayList<>(listed(gateway, KEY_B, true));
+                shares.addAll(listed(second, KEY_B, true));
+            } while (!(one.equals(two) && one.contains(batchId) && new java.util.TreeSet<>(shares).equals(new java.util.TreeSet<>(one))
+                    && shares.size() == one.size()) && System.nanoTime() < deadline && sleep(300));
+            assertTrue(one.contains(batchId), "listed: " + one);
+            assertEquals(one, two, "the same list from either instance");
+            assertEquals(new java.util.TreeSet<>(one), new java.util.TreeSet<>(shares), "the list is the instances' shares together");
+            assertEquals(one.size(), shares.size(), "each batch in one instance's share: " + shares);
+            assertFalse(listed(second, KEY_A, false).contains(batchId), "another tenant's batch is not listed");
         }
 
         gateway.close();

@@ -12,7 +12,7 @@ import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.ExampleIds;
@@ -77,6 +77,8 @@ class OpenApiContractIT {
     private static final HttpClient http = HttpClient.newHttpClient();
     /** "METHOD /path/template" → every status answered and checked. */
     private static final Map<String, Set<Integer>> exercised = new ConcurrentHashMap<>();
+    /** A batch of tenant-a's, submitted by the batch scenario, whose captures the examples scenario rolls back. */
+    private static String ownBatch;
 
     @BeforeAll
     static void start() throws Exception {
@@ -252,9 +254,18 @@ class OpenApiContractIT {
         String cancelled = json(expect(202, "POST", b, b, KEY_A, "application/x-ndjson",
                 String.format(question, 3) + "\n" + String.format(question, 4) + "\n")).get("batchId").asText();
         String finished = json(expect(202, "POST", b, b, KEY_A, "application/json", "[" + String.format(question, 5) + "]")).get("batchId").asText();
+        ownBatch = finished;
         expect(400, "POST", b, b, KEY_A, "application/x-ndjson", String.format(question, 6) + "\nnot json\n");
         expect(413, "POST", b, b, KEY_A, "application/json", "[" + String.join(",", java.util.Collections.nCopies(6, String.format(question, 7))) + "]");
         expect(415, "POST", b, b, KEY_A, "text/csv", "question,datasource\nq,demo\n");
+        // the list: the caller's batches, once the view has read them back
+        long listed = 0;
+        for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); listed < 3 && System.nanoTime() < deadline; Thread.sleep(200)) {
+            JsonNode list = json(expect(200, "GET", b, b, KEY_A, null, null));
+            listed = java.util.stream.StreamSupport.stream(list.get("batches").spliterator(), false).map(x -> x.get("batchId").asText())
+                    .filter(id -> id.equals(retried) || id.equals(cancelled) || id.equals(finished)).count();
+        }
+        assertEquals(3, listed, "GET /v1/batches lists the three batches just accepted");
 
         String one = "/v1/batches/{id}";
         expect(200, "GET", one, b + "/" + retried, KEY_A, null, null);
@@ -285,6 +296,10 @@ class OpenApiContractIT {
     private void examples() throws Exception {
         String e = "/v1/examples";
         expect(200, "GET", e, e, KEY_A, null, null);
+        expect(200, "GET", e, e + "?batch=" + ownBatch, KEY_A, null, null);
+        String rollback = "/v1/batches/{id}/examples";
+        expect(202, "DELETE", rollback, "/v1/batches/" + ownBatch + "/examples", KEY_A, null, null);
+        expect(404, "DELETE", rollback, "/v1/batches/" + ownBatch + "/examples", KEY_CURATOR, null, null);
         expect(200, "GET", e, e + "?datasource=demo&limit=1", KEY_CURATOR, null, null);
         expect(400, "GET", e, e + "?limit=0", KEY_A, null, null);
 

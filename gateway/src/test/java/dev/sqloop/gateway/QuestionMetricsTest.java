@@ -41,8 +41,8 @@ class QuestionMetricsTest {
     }
 
     private static QuestionResult corrected(String id) {
-        QuestionTask t = task(id, "sales").withSql("SELECT 1", new TokenUsage(100, 20)).nextAttempt("fix it")
-                .withSql("SELECT 2", new TokenUsage(150, 30));
+        QuestionTask t = task(id, "sales").withSql("SELECT 1", new TokenUsage(100, 20, 0, 0.25)).nextAttempt("fix it")
+                .withSql("SELECT 2", new TokenUsage(150, 30, 0, 0.5));
         return QuestionResult.succeeded(t, T0.plusSeconds(3));
     }
 
@@ -57,6 +57,42 @@ class QuestionMetricsTest {
     }
 
     @Test
+    void shouldCountAnUncertainQuestionAsAnOutcomeOfItsOwnNotAsAFailure() {
+        assertEquals(0.0, questions(Outcomes.UNCERTAIN, Outcomes.UNCERTAIN), "registered at zero");
+        QuestionResult r = QuestionResult.uncertain(task("q-u", "sales").withSql("SELECT 1", TokenUsage.ZERO),
+                "no agreement: 3 candidates", T0.plusSeconds(2));
+        assertFalse(r.succeeded());
+        metrics.finished(r);
+        assertEquals(1.0, questions(Outcomes.UNCERTAIN, Outcomes.UNCERTAIN));
+        assertEquals(0.0, registry.find(Metrics.QUESTIONS).tag("outcome", QuestionMetrics.FAILED).counters().stream()
+                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum(), "not counted as failed too");
+    }
+
+    @Test
+    void shouldMeasureCandidatesTheirAgreementAndTheSelectorsDecisions() {
+        for (String d : QuestionMetrics.SELECTION_DECISIONS) {
+            assertEquals(0.0, registry.get(Metrics.CANDIDATE_SELECTIONS).tag("decision", d).counter().count(), d + " at zero");
+        }
+        var ran = new dev.sqloop.common.message.Execution(List.of("n"), List.of("BIGINT"), 1, List.of(List.of(1)), 1);
+        List<dev.sqloop.common.message.Candidate> five = List.of(
+                dev.sqloop.common.message.Candidate.generated(1, "SELECT 1").ran(ran, "a"),
+                dev.sqloop.common.message.Candidate.generated(2, "SELECT 1").ran(ran, "a"),
+                dev.sqloop.common.message.Candidate.generated(3, "SELECT 2").ran(ran, "b"),
+                dev.sqloop.common.message.Candidate.generated(4, "SELECT 1").ran(ran, "a"),
+                dev.sqloop.common.message.Candidate.invalid(5, "no idea", "not SQL"));
+        QuestionTask t = task("q-c", "sales").withSql("SELECT 1", TokenUsage.ZERO).withCandidates(five);
+        metrics.finished(QuestionResult.succeeded(t, T0.plusSeconds(1)));
+        assertEquals(5.0, registry.get(Metrics.QUESTION_CANDIDATES).summary().totalAmount(), "every candidate asked for");
+        assertEquals(0.75, registry.get(Metrics.CANDIDATE_AGREEMENT).summary().totalAmount(), 1e-9,
+                "3 of the 4 that ran agree; the invalid one did not run");
+        metrics.attempt(new AttemptEvent(0, "q-c", 1, "execute", QuestionMetrics.SELECTION_EVENT, "SELECT 1", List.of(), "majority",
+                "3 of 4 agree", null, 1, T0, 0));
+        assertEquals(1.0, registry.get(Metrics.CANDIDATE_SELECTIONS).tag("decision", "majority").counter().count());
+        metrics.finished(corrected("q-one"));
+        assertEquals(1, registry.get(Metrics.QUESTION_CANDIDATES).summary().count(), "one candidate: not counted");
+    }
+
+    @Test
     void shouldCountAResultOnceWhenItsRecordIsRedelivered() {
         QuestionResult r = corrected("q1");
         fold(QuestionState.EMPTY, new Update.Finished(r), new Update.Finished(r), new Update.Finished(r));
@@ -67,6 +103,9 @@ class QuestionMetricsTest {
         assertEquals(3.0, registry.get(Metrics.END_TO_END).tag("outcome", Outcomes.CORRECTED_SUCCESS).timer()
                 .totalTime(java.util.concurrent.TimeUnit.SECONDS), 1e-9);
         assertEquals(300.0, registry.get(Metrics.QUESTION_TOKENS).summary().totalAmount(), "input + output of both attempts");
+        assertEquals(0.75, registry.get(Metrics.QUESTION_COST).tag("outcome", Outcomes.CORRECTED_SUCCESS).summary().totalAmount(),
+                "the cost of both attempts, once");
+        assertEquals(1, registry.get(Metrics.QUESTION_COST).summary().count());
     }
 
     @Test

@@ -27,13 +27,25 @@ class QuestionRequestTest {
     }
 
     @Test
+    void shouldCarryTheCandidatesAskedForIntoTheTask() throws Exception {
+        QuestionRequest r = parse("{\"question\":\"q\",\"datasource\":\"demo\",\"candidates\":3}");
+        assertEquals(3, r.candidates());
+        assertNull(parse("{\"question\":\"q\",\"datasource\":\"demo\"}").candidates(), "absent: the datasource's setting");
+        assertEquals(9, parse("{\"question\":\"q\",\"datasource\":\"demo\",\"candidates\":9}").candidates());
+    }
+
+    @Test
     void shouldRefuseBadInstructionsAndCaptureByName() {
         String q = "\"question\":\"q\",\"datasource\":\"demo\"";
         String[][] cases = {
                 {"{" + q + ",\"instructions\":7}", "instructions", "string"},
                 {"{" + q + ",\"instructions\":\"" + "x".repeat(2001) + "\"}", "instructions", "longer"},
                 {"{" + q + ",\"instructions\":\"a\\u0001b\"}", "instructions", "control characters"},
-                {"{" + q + ",\"capture\":\"no\"}", "capture", "true or false"}};
+                {"{" + q + ",\"capture\":\"no\"}", "capture", "true or false"},
+                {"{" + q + ",\"candidates\":0}", "candidates", "between 1 and 9"},
+                {"{" + q + ",\"candidates\":10}", "candidates", "between 1 and 9"},
+                {"{" + q + ",\"candidates\":2.5}", "candidates", "between 1 and 9"},
+                {"{" + q + ",\"candidates\":\"3\"}", "candidates", "between 1 and 9"}};
         for (String[] c : cases) {
             ApiError e = assertThrows(ApiError.class, () -> parse(c[0]), c[0].substring(0, Math.min(80, c[0].length())));
             assertEquals(c[1], e.body().field());

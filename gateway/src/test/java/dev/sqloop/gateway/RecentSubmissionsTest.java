@@ -29,7 +29,7 @@ class RecentSubmissionsTest {
         assertTrue(recent.question("q1", "b").isEmpty(), "another tenant's question is unknown");
         assertEquals("queued", recent.question("q1", "a", java.util.Optional::empty).orElseThrow().status(), "the view does not have it yet");
         Answers.QuestionStatus inProgress = new Answers.QuestionStatus("q1", "in_progress", "generate", 1, null, null, "demo",
-                "How many orders?", null, null, null, null, null, null, null, null, null, null, null, null);
+                "How many orders?", null, null, null, null, null, null, null, null, null, null, null, null, null, null);
         assertEquals("in_progress", recent.question("q1", "a", () -> java.util.Optional.of(inProgress)).orElseThrow().status(),
                 "the view's answer once it has one");
         assertTrue(recent.question("q1", "a").isEmpty(), "and then it is forgotten here");

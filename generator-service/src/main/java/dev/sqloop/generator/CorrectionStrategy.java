@@ -2,6 +2,7 @@ package dev.sqloop.generator;
 
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.error.ErrorCategory;
+import dev.sqloop.common.message.EmptyAnswer;
 import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.QuestionTask;
 import java.util.List;
@@ -21,12 +22,16 @@ public enum CorrectionStrategy {
     WINDOW_IN_WHERE("A window function cannot be used in WHERE: compute it in a subquery or CTE, then filter on it in the"
             + " outer query."),
     NESTED_AGGREGATE("Aggregates cannot be nested: aggregate in a subquery first, then aggregate its result."),
+    EMPTY_ANSWER("The query ran but returned nothing, and the question asks for rows: join each id to the id it refers to,"
+            + " and check each filter's values against the data."),
     TABLE("Use only tables listed in the schema."),
     UNSUPPORTED_FUNCTION("Replace the function with a %s built-in of the same meaning."),
     TYPE_MISMATCH("Make both sides the same type: cast explicitly or use a literal of the column's type."),
     SYNTAX("Fix the %s syntax; return one complete statement."),
     JOIN("Qualify every column with its table alias and check the join conditions."),
     TIMEOUT("Make it cheaper: filter early, aggregate before joining, avoid cross joins and SELECT *."),
+    TOO_EXPENSIVE("Read less: add a filter on the partition or date column of the largest table named, aggregate before"
+            + " joining, select only the columns needed; a LIMIT helps only where the engine stops reading early."),
     CONSTRAINT_VIOLATION("Keep what works and change the SQL so it answers exactly what the question asks."),
     READ_ONLY("Only reading is allowed: answer with a single SELECT (or WITH) query."),
     LLM_OUTPUT_INVALID("Answer with exactly one %s query and nothing else."),
@@ -59,6 +64,7 @@ public enum CorrectionStrategy {
      * (the probe's aggregate-in-WHERE faults got "only add the missing columns to GROUP BY").
      */
     public static CorrectionStrategy forIssue(ErrorCategory category, String message) {
+        if (message != null && (message.startsWith(EmptyAnswer.NO_ROWS) || message.startsWith(EmptyAnswer.NULL_ROW))) return EMPTY_ANSWER;
         if (message != null && (category == ErrorCategory.AGGREGATION_ERROR || category == ErrorCategory.SYNTAX_ERROR
                 || category == ErrorCategory.UNKNOWN)) {
             if (WINDOW_WHERE.matcher(message).find()) return WINDOW_IN_WHERE;
@@ -78,6 +84,7 @@ public enum CorrectionStrategy {
             case SYNTAX_ERROR -> SYNTAX;
             case JOIN_ERROR -> JOIN;
             case TIMEOUT -> TIMEOUT;
+            case TOO_EXPENSIVE -> TOO_EXPENSIVE;
             case CONSTRAINT_VIOLATION -> CONSTRAINT_VIOLATION;
             case READ_ONLY_VIOLATION -> READ_ONLY;
             case LLM_OUTPUT_INVALID -> LLM_OUTPUT_INVALID;

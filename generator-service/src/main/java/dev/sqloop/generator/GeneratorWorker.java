@@ -1,12 +1,15 @@
 package dev.sqloop.generator;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.ConfigException;
 import dev.sqloop.common.config.EnvConfig;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.config.KafkaSettings;
-import dev.sqloop.common.config.RunnerConfig;
+import dev.sqloop.common.runtime.Cancellations;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.OutgoingRecords;
+import dev.sqloop.common.runtime.RunnerSettings;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
+import dev.sqloop.common.runtime.RunnerConfig;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.store.Embedder;
 import dev.sqloop.store.ErrorFixMemory;
@@ -14,6 +17,7 @@ import dev.sqloop.store.ExampleStore;
 import dev.sqloop.store.ExampleStoreConfig;
 import dev.sqloop.store.ExampleStores;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.producer.Producer;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -100,12 +104,31 @@ public final class GeneratorWorker implements AutoCloseable {
         List<StageRunner<?>> runners = new ArrayList<>();
         List<AutoCloseable> owned = new ArrayList<>();
         if (options.workers().contains(GenerateStage.NAME)) {
-            GenerateStage generate = new GenerateStage(LangChainLlmClient.fromConfig(config).bindTo(registry), dialects,
-                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), new MicrometerStageMetrics(registry), clock);
-            runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, RunnerConfig.fromEnv(env, GenerateStage.NAME), registry));
+            ProviderBatchSettings batch = ProviderBatchSettings.fromEnv(env);
+            MicrometerStageMetrics metrics = new MicrometerStageMetrics(registry);
+            BatchWindows windows = batch.enabled() ? batchMode(env, config, kafka, batch, clock, owned) : null;
+            GenerateStage generate = new GenerateStage(config.llmClient(registry), dialects,
+                    new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), metrics, clock, windows)
+                    .withCandidates(candidates(env, config));
+            RunnerSettings first = RunnerConfig.fromEnv(env, GenerateStage.NAME);
+            RunnerSettings lane = RunnerConfig.fromEnv(env, REGENERATE_GROUP);
+            if (windows != null) {
+                // a request waits in the runner until its window is recorded: a window can be only as big as the runner's in-flight limit
+                first = first.withMaxInFlight(Math.max(first.maxInFlight(), batch.maxRequests()));
+                lane = lane.withMaxInFlight(Math.max(lane.maxInFlight(), batch.maxRequests()));
+                ProviderBatchApi api = config.provider().equals(GeneratorConfig.ANTHROPIC)
+                        ? new AnthropicBatchClient(config.baseUrl(), config.apiKey(), config.timeout())
+                        : new OpenAiBatchClient(config.baseUrl(), config.apiKey(), config.timeout());
+                owned.add(0, new ProviderBatchPoller(batch, api,
+                        generate, new BatchLines.RequestSettings(config.model(), config.temperature(), config.maxTokens(), config.jsonMode()),
+                        config.prices(), config.provider(), metrics, kafka, env.string("SQLOOP_GROUP_PREFIX", "sqloop") + "-llm-batches",
+                        KafkaClients.producer(kafka, "sqloop-llm-batch-poller"), Cancellations.follow(kafka, "sqloop-llm-batch-poller"),
+                        clock).start());
+            }
+            runners.add(KafkaClients.runner(generate, Topics.GENERATE, kafka, first, registry));
             // the priority lane: corrections have a consumer of their own (never behind first attempts in a partition)
             // and the shared LLM client serves their calls first
-            runners.add(KafkaClients.runner(generate, Topics.REGENERATE, kafka, RunnerConfig.fromEnv(env, REGENERATE_GROUP), registry));
+            runners.add(KafkaClients.runner(generate, Topics.REGENERATE, kafka, lane, registry));
         }
         if (options.workers().contains(RepairStage.NAME)) {
             CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env, options, owned),
@@ -114,6 +137,36 @@ public final class GeneratorWorker implements AutoCloseable {
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         return new GeneratorWorker(config, kafka, options.workers(), List.copyOf(runners), owned);
+    }
+
+    /**
+     * Provider batch mode ({@code SQLOOP_LLM_MODE=batch}): the windows the generate stage fills, recorded on
+     * {@code llm-batches} by a producer of their own. OpenAI's Batch API or Anthropic's Message Batches; Ollama has none.
+     */
+    static BatchWindows batchMode(EnvConfig env, GeneratorConfig config, KafkaSettings kafka, ProviderBatchSettings batch, Clock clock,
+                                  List<AutoCloseable> owned) {
+        if (config.provider().equals(GeneratorConfig.OLLAMA)) {
+            throw new ConfigException(ProviderBatchSettings.MODE + "=batch needs a provider batch API (SQLOOP_LLM_PROVIDER=openai or anthropic), not "
+                    + config.provider());
+        }
+        Producer<byte[], byte[]> producer = KafkaClients.producer(kafka, "sqloop-llm-batch-windows");
+        BatchWindows windows = new BatchWindows(batch, w -> producer.send(OutgoingRecords.record(ProviderBatch.TOPIC.name(), w, java.util.Map.of()))
+                .get(KafkaClients.DELIVERY_TIMEOUT.toSeconds() + 10, java.util.concurrent.TimeUnit.SECONDS), clock);
+        owned.add(windows);
+        owned.add(() -> producer.close(java.time.Duration.ofSeconds(5)));
+        log.info("generate: provider batch mode, windows of up to {} requests / {} bytes / {}", batch.maxRequests(), batch.maxBytes(), batch.maxAge());
+        return windows;
+    }
+
+    /** {@code SQLOOP_DATASOURCE_<NAME>_CANDIDATES} per datasource (1 to 9, default 1: one candidate, as before issue 50). */
+    static java.util.Map<String, Integer> candidates(EnvConfig env, GeneratorConfig config) {
+        java.util.Map<String, Integer> out = new java.util.HashMap<>();
+        for (String name : config.dialects().keySet()) {
+            String key = dev.sqloop.common.datasource.Datasources.PREFIX + name.toUpperCase(java.util.Locale.ROOT)
+                    + dev.sqloop.common.datasource.Datasources.CANDIDATES;
+            out.put(name.toLowerCase(java.util.Locale.ROOT), env.integer(key, 1, 1, dev.sqloop.common.datasource.Datasources.MAX_CANDIDATES));
+        }
+        return out;
     }
 
     /** The one rule for similar past fixes (see the class comment). */

@@ -12,6 +12,7 @@ import dev.langchain4j.model.chat.request.ResponseFormat;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.ollama.OllamaChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiTokenUsage;
 import dev.sqloop.common.Whitespace;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.metrics.Metrics;
@@ -33,9 +34,16 @@ public final class LangChainLlmClient implements LlmClient {
     private final boolean jsonMode;
     private final LlmSlots permits;
     private final RequestPacer pacer;
+    private final LlmPrices prices;
 
     public LangChainLlmClient(ChatModel model, String providerName, String modelName, boolean jsonMode, int maxConcurrency,
                               RequestPacer pacer) {
+        this(model, providerName, modelName, jsonMode, maxConcurrency, pacer, LlmPrices.NONE);
+    }
+
+    public LangChainLlmClient(ChatModel model, String providerName, String modelName, boolean jsonMode, int maxConcurrency,
+                              RequestPacer pacer, LlmPrices prices) {
+        this.prices = prices;
         this.model = model;
         this.providerName = providerName;
         this.modelName = modelName;
@@ -46,18 +54,23 @@ public final class LangChainLlmClient implements LlmClient {
 
     public static LangChainLlmClient fromConfig(GeneratorConfig config) {
         return new LangChainLlmClient(chatModel(config), config.provider(), config.model(), config.jsonMode(), config.maxConcurrency(),
-                new RequestPacer(config.ratePerSecond()));
+                new RequestPacer(config.ratePerSecond()), config.prices());
     }
 
     /** Exports the concurrency limit's use ({@link Metrics#LLM_SLOTS_BUSY} and the two gauges) to {@code registry}. */
     public LangChainLlmClient bindTo(MeterRegistry registry) {
+        bindSlots(permits, registry);
+        return this;
+    }
+
+    /** The concurrency limit's meters, shared by every provider's client. */
+    static void bindSlots(LlmSlots permits, MeterRegistry registry) {
         Gauge.builder(Metrics.LLM_SLOTS_LIMIT, permits, LlmSlots::capacity)
                 .description("LLM calls this worker lets run at once").register(registry);
         Gauge.builder(Metrics.LLM_SLOTS_IN_USE, permits, LlmSlots::inUse)
                 .description("LLM calls running now").register(registry);
         FunctionCounter.builder(Metrics.LLM_SLOTS_BUSY, permits, LlmSlots::busySeconds).baseUnit("seconds")
                 .description("Slot-seconds held by LLM calls (two calls for one second count 2)").register(registry);
-        return this;
     }
 
     public static ChatModel chatModel(GeneratorConfig c) {
@@ -96,19 +109,10 @@ public final class LangChainLlmClient implements LlmClient {
     public Reply complete(Prompt prompt) {
         ChatRequest.Builder request = ChatRequest.builder()
                 .messages(SystemMessage.from(prompt.system()), UserMessage.from(prompt.user()));
+        // one system message, its stable prefix first: OpenAI caches the longest repeated token prefix whatever the
+        // message boundaries, and some OpenAI-compatible servers refuse a second system message
         if (jsonMode) request.responseFormat(ResponseFormat.JSON);
-        try {
-            permits.acquire(prompt.correction());
-            try {
-                pacer.await();
-            } catch (InterruptedException e) {
-                permits.release();
-                throw e;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InfrastructureException("interrupted while waiting for an LLM slot", e);
-        }
+        permits.acquirePaced(prompt.correction(), pacer);
         ChatResponse response;
         try {
             // the wait for a slot may have been long: a question cancelled meanwhile spends no call
@@ -122,11 +126,24 @@ public final class LangChainLlmClient implements LlmClient {
             permits.release();
         }
         String text = response.aiMessage() == null ? null : response.aiMessage().text();
-        var usage = response.tokenUsage();
-        TokenUsage spent = usage == null ? TokenUsage.ZERO : new TokenUsage(
-                usage.inputTokenCount() == null ? 0 : usage.inputTokenCount(),
-                usage.outputTokenCount() == null ? 0 : usage.outputTokenCount());
-        return new Reply(text == null ? "" : text, spent);
+        return new Reply(text == null ? "" : text, prices.priced(usage(response.tokenUsage())));
+    }
+
+    /**
+     * The call's tokens, with the part of the prompt the provider served from its cache where it says so: OpenAI's
+     * {@code usage.prompt_tokens_details.cached_tokens}, which langchain4j keeps in {@link OpenAiTokenUsage}. Ollama
+     * reports no such count (0).
+     */
+    static TokenUsage usage(dev.langchain4j.model.output.TokenUsage usage) {
+        if (usage == null) return TokenUsage.ZERO;
+        long input = usage.inputTokenCount() == null ? 0 : usage.inputTokenCount();
+        long output = usage.outputTokenCount() == null ? 0 : usage.outputTokenCount();
+        long cached = 0;
+        if (usage instanceof OpenAiTokenUsage openAi && openAi.inputTokensDetails() != null
+                && openAi.inputTokensDetails().cachedTokens() != null) {
+            cached = Math.max(0, Math.min(input, openAi.inputTokensDetails().cachedTokens()));
+        }
+        return new TokenUsage(input, output, cached, 0);
     }
 
     /** Sorts a failed call into "try the same call again later" and "this request will never work". */

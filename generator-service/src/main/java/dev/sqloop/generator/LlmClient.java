@@ -11,7 +11,7 @@ public interface LlmClient {
 
     Reply complete(Prompt prompt);
 
-    /** The OTel {@code gen_ai.provider.name} of the endpoint: {@code openai} or {@code ollama}. */
+    /** The OTel {@code gen_ai.provider.name} of the endpoint: {@code openai}, {@code anthropic} or {@code ollama}. */
     default String provider() {
         return GeneratorConfig.OPENAI;
     }
@@ -22,12 +22,30 @@ public interface LlmClient {
     }
 
     /**
-     * The two parts of a prompt: instructions and context (system), and the question or correction (user);
-     * {@code correction} when it is a later attempt of a question in repair, which gets the LLM before first attempts.
+     * A prompt: the system part, laid out as a {@code prefix} that is the same for every question of a datasource (rules,
+     * answer format, dialect, the whole schema) followed by this question's {@code context} (a linked schema subset,
+     * examples), then the {@code user} part (the question or correction). Providers cache a repeated prompt prefix
+     * (OpenAI from 1,024 tokens on, automatically; Anthropic up to an explicit breakpoint, which belongs at the end of
+     * {@code prefix}). {@code correction} when it is a later attempt of a question in repair, which gets the LLM before
+     * first attempts.
      */
-    record Prompt(String system, String user, boolean correction) {
+    record Prompt(String prefix, String context, String user, boolean correction) {
+        public Prompt {
+            prefix = prefix == null ? "" : prefix;
+            context = context == null ? "" : context;
+        }
+
+        public Prompt(String system, String user, boolean correction) {
+            this(system, "", user, correction);
+        }
+
         public Prompt(String system, String user) {
-            this(system, user, false);
+            this(system, "", user, false);
+        }
+
+        /** The system message as sent: the prefix, then the context. */
+        public String system() {
+            return (prefix + context).stripTrailing();
         }
     }
 

@@ -51,6 +51,25 @@ final class LlmSlots {
         }
     }
 
+    /**
+     * A slot, then the pacer's turn: what every LLM client waits for before a call. Holding the slot it took when the
+     * wait ends; an interrupt while waiting gives the slot back and ends as an {@link InfrastructureException}.
+     */
+    void acquirePaced(boolean correction, RequestPacer pacer) {
+        try {
+            acquire(correction);
+            try {
+                pacer.await();
+            } catch (InterruptedException e) {
+                release();
+                throw e;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new dev.sqloop.common.runtime.InfrastructureException("interrupted while waiting for an LLM slot", e);
+        }
+    }
+
     void release() {
         lock.lock();
         try {

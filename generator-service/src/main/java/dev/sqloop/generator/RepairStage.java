@@ -1,8 +1,8 @@
 package dev.sqloop.generator;
 
 import dev.sqloop.common.Dialect;
-import dev.sqloop.common.Topic;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topic;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionResult;
@@ -52,7 +52,8 @@ public final class RepairStage extends AbstractStage<QuestionTask> {
         Instant now = clock.instant();
         AttemptEvent event = new AttemptEvent(Message.CURRENT_SCHEMA_VERSION, task.questionId(), task.attempt(), NAME,
                 "repair-decision", task.sql(), task.issues(), decision.decision(), decision.reason() + ": " + decision.detail(),
-                SqlDiff.compact(task.previousSql(), task.sql()), Duration.between(start, now).toMillis(), now, task.round());
+                SqlDiff.compact(task.previousSql(), task.sql()), Duration.between(start, now).toMillis(), now, task.round(),
+                task.retries());
         // Debug, not info: at batch scale every attempt would be a line; the events topic is the durable trace.
         log.debug("question {} attempt {}: {} ({}) {} diff: {}", task.questionId(), task.attempt(), decision.decision(),
                 decision.reason(), decision.category().wireName(), event.sqlDiff());

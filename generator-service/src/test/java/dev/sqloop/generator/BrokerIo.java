@@ -1,7 +1,7 @@
 package dev.sqloop.generator;
 
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.runtime.KafkaClients;

@@ -175,4 +175,18 @@ class CorrectionPromptBuilderTest {
         assertTrue(p.contains("Keep all aggregations; only add the missing columns to GROUP BY."), p);
         assertFalse(p.contains("Fix the error."), p);
     }
+
+    @Test
+    void shouldAimATooExpensiveRepairAtTheTableAndKeepTheEstimateOutOfAStrippedPrompt() {
+        String sql = "SELECT * FROM flight";
+        String error = "too expensive to run: the engine estimates 480,000 rows scanned (budget 10,000); largest scans: flight"
+                + " (480,000 rows). Not run.";
+        String p = prompt(ErrorCategory.TOO_EXPENSIVE, sql, error);
+        assertTrue(p.contains("[too_expensive] " + error), p);
+        assertTrue(p.contains("add a filter on the partition or date column"), p);
+        String stripped = STRIPPED.build(failed(1, null, sql, issue(ErrorCategory.TOO_EXPENSIVE, error)), Dialect.TRINO)
+                .replace(sql, "");
+        assertFalse(stripped.contains("flight") || stripped.contains("480"), "no table, no estimate without the evidence: " + stripped);
+        assertTrue(stripped.contains("Read less"), "the category's instruction stays: " + stripped);
+    }
 }

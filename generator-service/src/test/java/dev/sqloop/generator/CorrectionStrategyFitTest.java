@@ -29,7 +29,9 @@ class CorrectionStrategyFitTest {
             "AGGREGATION_ERROR|Binder Error: WHERE clause cannot contain window functions!|WINDOW_IN_WHERE",
             "AGGREGATION_ERROR|line 1:30: WHERE clause cannot contain aggregations, window functions or grouping operations: [row_number() OVER (ORDER BY amount DESC)]|WINDOW_IN_WHERE",
             "AGGREGATION_ERROR|ERROR: aggregate function calls cannot be nested|NESTED_AGGREGATE",
-            "AGGREGATION_ERROR|column status must appear in the GROUP BY clause or be used in an aggregate function|AGGREGATION"})
+            "AGGREGATION_ERROR|column status must appear in the GROUP BY clause or be used in an aggregate function|AGGREGATION",
+            "JOIN_ERROR|the query returned no rows for a question that asks for rows; the join compares id column t.sbtxcustid with c.sbcustname|EMPTY_ANSWER",
+            "CONSTRAINT_VIOLATION|the query returned only NULLs for a question that asks for rows; check each join's keys|EMPTY_ANSWER"})
     void shouldPickTheStrategyTheFaultNeeds(ErrorCategory category, String message, CorrectionStrategy expected) {
         CorrectionStrategy s = CorrectionStrategy.forIssue(category, message);
         assertEquals(expected, s, message);
@@ -38,6 +40,7 @@ class CorrectionStrategyFitTest {
             case AGGREGATE_IN_WHERE -> assertTrue(advice.contains("HAVING") && !advice.contains("add the missing columns"), advice);
             case WINDOW_IN_WHERE -> assertTrue(advice.contains("subquery") && !advice.contains("GROUP BY"), advice);
             case AGGREGATION -> assertTrue(advice.contains("GROUP BY"), advice);
+            case EMPTY_ANSWER -> assertTrue(advice.contains("returned nothing") && advice.contains("join each id"), advice);
             default -> assertFalse(advice.isBlank());
         }
     }

@@ -5,14 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.QuestionResult;
+import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.message.QuestionTask;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
+import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.Outcome;
 import dev.sqloop.testkit.llm.Fault;
 import dev.sqloop.testkit.llm.Injection;
@@ -42,6 +44,10 @@ class GenerateStageIT {
     }
 
     private static GenerateStage stage(String provider, String baseUrl, boolean json, Duration timeout) {
+        return stage(provider, baseUrl, json, timeout, Map.of());
+    }
+
+    private static GenerateStage stage(String provider, String baseUrl, boolean json, Duration timeout, Map<String, String> more) {
         Map<String, String> env = new HashMap<>(Map.of(
                 "SQLOOP_LLM_PROVIDER", provider,
                 "SQLOOP_LLM_BASE_URL", baseUrl,
@@ -50,6 +56,7 @@ class GenerateStageIT {
                 "SQLOOP_LLM_JSON_MODE", Boolean.toString(json),
                 "SQLOOP_LLM_TIMEOUT", timeout.toMillis() + "ms",
                 "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb", "SQLOOP_DATASOURCE_WAREHOUSE_DIALECT", "trino"));
+        env.putAll(more);
         GeneratorConfig config = GeneratorConfig.fromEnv(new EnvConfig(env));
         return new GenerateStage(LangChainLlmClient.fromConfig(config), config.dialectLookup(), new PromptBuilder(json),
                 new MicrometerStageMetrics(new SimpleMeterRegistry()), Clock.systemUTC());
@@ -100,8 +107,45 @@ class GenerateStageIT {
         assertTrue(r.call().jsonMode(), "response_format json_object was sent");
         assertEquals("sim-sql", r.call().model());
         assertTrue(r.system().startsWith("Write Trino SQL"), r.system());
-        assertTrue(r.system().indexOf("## Similar Examples") < r.system().indexOf("## Instructions"), r.system());
+        assertTrue(r.system().indexOf("## Instructions") < r.system().indexOf("## Similar Examples"),
+                "the answer format in the shared prefix, the examples after it: " + r.system());
         assertEquals(Tasks.QUESTION, r.user());
+    }
+
+    /** A warehouse's whole schema, large enough (over 1,024 tokens with the rules) for a provider to cache its prompts. */
+    private static LinkedSchema wideSchema() {
+        List<LinkedSchema.Table> tables = new java.util.ArrayList<>();
+        for (int t = 0; t < 30; t++) {
+            List<LinkedSchema.Column> columns = new java.util.ArrayList<>();
+            for (int c = 0; c < 8; c++) columns.add(new LinkedSchema.Column("attribute_" + c, "VARCHAR", "attribute " + c + " of table " + t, List.of()));
+            tables.add(new LinkedSchema.Table("table_" + t, "facts of kind " + t, columns));
+        }
+        return new LinkedSchema(tables, true);
+    }
+
+    @Test
+    void shouldReadTheCachedPartOfThePromptThroughLangchain4jAndPriceEveryCall() {
+        String other = "Which region sold the least?";
+        llm = SimulatedLlm.start(new ScriptedResponder(Map.of(Tasks.QUESTION, List.of("{\"sql\": \"" + GOLD + "\"}"),
+                other, List.of("{\"sql\": \"SELECT region FROM sales GROUP BY region ORDER BY sum(amount) LIMIT 1\"}"))));
+        GenerateStage s = stage("openai", llm.openAiBaseUrl(), true, Duration.ofSeconds(5), Map.of("SQLOOP_LLM_PRICE_INPUT", "2",
+                "SQLOOP_LLM_PRICE_CACHED_INPUT", "0.5", "SQLOOP_LLM_PRICE_OUTPUT", "8"));
+        LinkedSchema schema = wideSchema();
+        QuestionTask first = forwarded(s.process(QuestionTask.create("q-1", "t", "warehouse", Tasks.QUESTION, 3, null)
+                .withContext(List.of(), schema, null)), Topics.STATIC_VALIDATE.name());
+        QuestionTask second = forwarded(s.process(QuestionTask.create("q-2", "t", "warehouse", other, 3, null)
+                .withContext(List.of(), schema, null)), Topics.STATIC_VALIDATE.name());
+
+        TokenUsage a = first.usage();
+        TokenUsage b = second.usage();
+        assertTrue(a.inputTokens() > 1024, "large enough to be cached: " + a);
+        assertEquals(0, a.cachedInputTokens(), "nothing cached before: " + a);
+        // the second question shares everything up to its own question with the first
+        assertTrue(b.cachedInputTokens() >= 1024 && b.cachedInputTokens() % 128 == 0 && b.inputTokens() - b.cachedInputTokens() < 128 + 40,
+                "the shared prefix came from the cache: " + b);
+        assertEquals(((b.inputTokens() - b.cachedInputTokens()) * 2 + b.cachedInputTokens() * 0.5 + b.outputTokens() * 8) / 1e6, b.cost(), 1e-12);
+        assertEquals((a.inputTokens() * 2 + a.outputTokens() * 8) / 1e6, a.cost(), 1e-12);
+        assertTrue(b.cost() < a.cost() * 0.5, "cached input at a quarter of the price: " + a.cost() + " then " + b.cost());
     }
 
     @Test

@@ -1,24 +1,25 @@
 package dev.sqloop.generator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqloop.common.Topics;
+import dev.langchain4j.exception.HttpException;
+import dev.langchain4j.exception.InternalServerException;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.common.metrics.Metrics;
-import dev.sqloop.common.metrics.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.InfrastructureException;
+import dev.sqloop.common.runtime.MicrometerStageMetrics;
 import dev.sqloop.common.runtime.Outcome;
-import dev.langchain4j.exception.HttpException;
-import dev.langchain4j.exception.InternalServerException;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -71,6 +72,110 @@ class GenerateStageTest {
         assertTrue(t.timings().containsKey("generate"));
         assertTrue(prompts.getFirst().system().startsWith("Write Trino SQL"));
         assertEquals(1, registry.get(Metrics.GEN_AI_OPERATION_DURATION).tag(Metrics.ERROR_TYPE, "").timer().count());
+    }
+
+    @Test
+    void shouldAskForTheOtherCandidatesOnAFirstAttemptOnlyWhereTheDatasourceWantsThem() {
+        GenerateStage three = stage(p -> p.user().contains("Candidate 3 of 3") ? new LlmClient.Reply("no idea", new TokenUsage(50, 3))
+                : new LlmClient.Reply("SELECT " + prompts.size(), new TokenUsage(100, 10))).withCandidates(Map.of("warehouse", 3));
+        QuestionTask t = only(three.process(Tasks.fresh("warehouse")), Topics.STATIC_VALIDATE.name());
+        assertEquals("SELECT 1", t.sql());
+        assertEquals(3, prompts.size());
+        assertTrue(prompts.get(1).user().endsWith(GenerateStage.candidateLine(2, 3)), prompts.get(1).user());
+        assertEquals(prompts.get(0).prefix(), prompts.get(1).prefix(), "the shared prefix stays cacheable");
+        assertEquals(List.of(2, 3), t.candidates().stream().map(dev.sqloop.common.message.Candidate::index).toList());
+        assertEquals("SELECT 2", t.candidates().get(0).sql());
+        assertEquals(dev.sqloop.common.message.Candidate.INVALID, t.candidates().get(1).status(), "prose does not vote");
+        assertEquals(new TokenUsage(250, 23), t.usage(), "every candidate's tokens are the question's");
+        // another datasource, and a correction of this one, ask once
+        prompts.clear();
+        assertTrue(only(three.process(Tasks.fresh("demo")), Topics.STATIC_VALIDATE.name()).candidates().isEmpty());
+        QuestionTask correction = Tasks.fresh("warehouse").nextAttempt("The previous SQL failed: regenerate");
+        only(three.process(correction), Topics.STATIC_VALIDATE.name());
+        assertEquals(2, prompts.size());
+    }
+
+    @Test
+    void shouldAskForAsManyCandidatesAsTheSubmitterWantedWhateverTheDatasourceSays() {
+        GenerateStage stage = stage(p -> new LlmClient.Reply("SELECT " + prompts.size(), new TokenUsage(100, 10)))
+                .withCandidates(Map.of("warehouse", 3));
+        // "demo" asks for one by default; its submitter wants three
+        QuestionTask three = only(stage.process(Tasks.fresh("demo").withCandidatesWanted(3)), Topics.STATIC_VALIDATE.name());
+        assertEquals(List.of(2, 3), three.candidates().stream().map(dev.sqloop.common.message.Candidate::index).toList());
+        assertTrue(prompts.get(2).user().endsWith(GenerateStage.candidateLine(3, 3)), prompts.get(2).user());
+        // "warehouse" asks for three by default; its submitter wants one
+        prompts.clear();
+        assertTrue(only(stage.process(Tasks.fresh("warehouse").withCandidatesWanted(1)), Topics.STATIC_VALIDATE.name()).candidates().isEmpty());
+        assertEquals(1, prompts.size());
+        // a correction never asks for candidates, whatever was wanted
+        prompts.clear();
+        only(stage.process(Tasks.fresh("demo").withCandidatesWanted(3).nextAttempt("The previous SQL failed: regenerate")),
+                Topics.STATIC_VALIDATE.name());
+        assertEquals(1, prompts.size());
+    }
+
+    /** What the executor sends back when its candidates tie (issue 50): every candidate ran, three different results. */
+    private static QuestionTask tied() {
+        List<dev.sqloop.common.message.Candidate> cs = List.of(PairwiseTieBreakTest.ran(1, "SELECT 1", "x", 1),
+                PairwiseTieBreakTest.ran(2, "SELECT 2", "y", 2), PairwiseTieBreakTest.ran(3, "SELECT 3", "z", 3));
+        return Tasks.fresh("demo").withSql("SELECT 1", TokenUsage.ZERO).withExecution(cs.getFirst().execution()).withCandidates(cs);
+    }
+
+    @Test
+    void shouldBreakATieWithAPairwiseTournamentAndEndTheQuestionWithItsWinner() {
+        assertTrue(tied().awaitsTieBreak());
+        assertFalse(Tasks.fresh("demo").awaitsTieBreak());
+        // 1 vs 2: B; then 2 vs 3: A
+        GenerateStage stage = stage(p -> new LlmClient.Reply(prompts.size() == 1 ? "CHOICE: B\nREASON: 2 filters right" : "CHOICE: A\nREASON: 3 drops the limit",
+                new TokenUsage(300, 20)));
+        Outcome.Send send = assertInstanceOf(Outcome.Send.class, stage.process(tied()));
+        assertEquals(List.of(Topics.RESULTS.name(), Topics.EVENTS.name()), send.emissions().stream().map(Outcome.Emission::topic).toList(),
+                "the winner ends the question; nothing goes to success, so it is never captured");
+        QuestionResult r = (QuestionResult) send.emissions().get(0).message();
+        assertEquals("succeeded", r.status());
+        assertEquals("SELECT 2", r.sql());
+        assertEquals(2, r.execution().preview().getFirst().getFirst(), "the winner's own result");
+        assertEquals(new TokenUsage(600, 40), r.usage(), "both comparisons are the question's cost");
+        assertEquals(3, r.candidates().size());
+        dev.sqloop.common.message.AttemptEvent e = (dev.sqloop.common.message.AttemptEvent) send.emissions().get(1).message();
+        assertEquals("pairwise", e.decision());
+        assertEquals("pairwise: 3 candidates, 3 tied; candidate 2 over 1 (2 filters right); candidate 2 over 3 (3 drops the limit);"
+                + " candidate 2 chosen", e.reason());
+        assertEquals(2, prompts.size());
+        assertTrue(prompts.get(0).user().contains("Candidate A:\n```sql\nSELECT 1") && prompts.get(0).user().contains("Candidate B:\n```sql\nSELECT 2"));
+        assertTrue(prompts.get(1).user().contains("Candidate A:\n```sql\nSELECT 2") && prompts.get(1).user().contains("Candidate B:\n```sql\nSELECT 3"));
+    }
+
+    @Test
+    void shouldEndATieUncertainWhenTheComparisonFailsOrNamesNeither() {
+        for (Function<LlmClient.Prompt, LlmClient.Reply> llm : List.<Function<LlmClient.Prompt, LlmClient.Reply>>of(
+                p -> new LlmClient.Reply("They are both plausible.", new TokenUsage(300, 5)),
+                p -> { throw new InfrastructureException("LLM endpoint unavailable: 503", null); })) {
+            Outcome.Send send = assertInstanceOf(Outcome.Send.class, stage(llm).process(tied()));
+            QuestionResult r = (QuestionResult) send.emissions().get(0).message();
+            assertEquals(Outcomes.UNCERTAIN, r.reason());
+            assertNull(r.sql(), "no answer");
+            assertTrue(r.errorMessage().startsWith("no agreement: 3 candidates, 3 tied; tie-break failed: "), r.errorMessage());
+            assertEquals("uncertain", ((dev.sqloop.common.message.AttemptEvent) send.emissions().get(1).message()).decision());
+        }
+    }
+
+    @Test
+    void shouldStopAskingOnceAMajorityOfTheCandidatesWroteTheSameSql() {
+        // candidates 1-3 agree (spacing and a semicolon aside): 3 of 5 is a majority no later candidate can outvote
+        GenerateStage five = stage(p -> new LlmClient.Reply(prompts.size() == 2 ? "SELECT  1;" : "SELECT 1", new TokenUsage(100, 10)))
+                .withCandidates(Map.of("warehouse", 5));
+        QuestionTask agreed = only(five.process(Tasks.fresh("warehouse")), Topics.STATIC_VALIDATE.name());
+        assertEquals(3, prompts.size(), "two calls saved");
+        assertEquals(List.of(2, 3), agreed.candidates().stream().map(dev.sqloop.common.message.Candidate::index).toList());
+        assertEquals(new TokenUsage(300, 30), agreed.usage(), "only the calls made are paid");
+        // answers that differ (or are prose) never stop it early
+        prompts.clear();
+        GenerateStage differing = stage(p -> new LlmClient.Reply(prompts.size() == 3 ? "no idea" : "SELECT " + prompts.size(),
+                new TokenUsage(100, 10))).withCandidates(Map.of("warehouse", 5));
+        assertEquals(4, only(differing.process(Tasks.fresh("warehouse")), Topics.STATIC_VALIDATE.name()).candidates().size());
+        assertEquals(5, prompts.size());
+        assertEquals(GenerateStage.sameTextKey("SELECT a\n  FROM t ;"), GenerateStage.sameTextKey("SELECT a FROM t"));
     }
 
     @Test
@@ -199,6 +304,8 @@ class GenerateStageTest {
         }
         assertEquals(1, registry.get(Metrics.GEN_AI_TOKEN_USAGE).tag(Metrics.GEN_AI_TOKEN_TYPE, "input").summary().count(),
                 "failed calls record no tokens");
-        assertTrue(!scrape.contains("sqloop_llm"), "the old sqloop.llm.* meters are gone");
+        assertTrue(!scrape.contains("sqloop_llm_duration") && !scrape.contains("sqloop_llm_tokens"), "the old sqloop.llm.* meters are gone");
+        assertTrue(scrape.contains("gen_ai_client_token_usage_count{" + tokenTags + "\"cache_read\"} 1"), scrape);
+        assertTrue(scrape.contains("sqloop_llm_cost_usd_total{gen_ai_provider_name=\"ollama\",gen_ai_request_model=\"llama3.1\"} 0.0"), scrape);
     }
 }

@@ -48,5 +48,10 @@ class GeneratorConfigTest {
             GeneratorConfig c = GeneratorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_LLM_BASE_URL", "http://127.0.0.1:1", "SQLOOP_LLM_PROVIDER", provider)));
             assertTrue(LangChainLlmClient.chatModel(c) != null);
         }
+        GeneratorConfig anthropic = GeneratorConfig.fromEnv(new EnvConfig(Map.of("SQLOOP_LLM_BASE_URL", "http://127.0.0.1:1",
+                "SQLOOP_LLM_PROVIDER", "Anthropic")));
+        LlmClient client = anthropic.llmClient(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        assertTrue(client instanceof AnthropicLlmClient, "provider anthropic gets the Messages client");
+        assertTrue(client.provider().equals("anthropic") && client.model().equals("claude-haiku-4-5"));
     }
 }

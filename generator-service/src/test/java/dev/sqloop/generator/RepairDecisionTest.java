@@ -79,4 +79,45 @@ class RepairDecisionTest {
         assertTrue(d.retry());
         assertEquals(ErrorCategory.UNKNOWN, d.category());
     }
+
+    private static dev.sqloop.common.message.Issue tooExpensive(double overBudget) {
+        return new dev.sqloop.common.message.Issue("execute", ErrorCategory.TOO_EXPENSIVE, "too expensive to run: the engine"
+                + " estimates " + (int) (overBudget * 1000) + " rows scanned (budget 1,000); largest scans: flight. Not run.", "flight", java.util.List.of(), false, overBudget);
+    }
+
+    /** Attempt 2 of a question whose attempt 1 was refused {@code before} times over budget, itself refused {@code now}. */
+    private static QuestionTask repairedTooExpensive(double before, String sql, double now) {
+        return Tasks.fresh("warehouse").withSql("SELECT * FROM flight", null).withIssues(java.util.List.of(tooExpensive(before)))
+                .nextAttempt("fix it").withSql(sql, null).withIssues(java.util.List.of(tooExpensive(now)));
+    }
+
+    @Test
+    void shouldRetryATooExpensiveQueryOnceAndAgainWhileItsRepairsLowerTheEstimate() {
+        RepairDecision first = RepairDecision.decide(failed(1, null, "SELECT * FROM flight", tooExpensive(4.0)), DIALECTS);
+        assertTrue(first.retry(), "the first refusal is repaired like any error");
+        assertEquals(ErrorCategory.TOO_EXPENSIVE, first.category());
+        RepairDecision lower = RepairDecision.decide(repairedTooExpensive(4.0, "SELECT * FROM flight WHERE day = 1", 1.5), DIALECTS);
+        assertTrue(lower.retry(), "a repair that lowered the estimate gets another: " + lower);
+    }
+
+    @Test
+    void shouldStopATooExpensiveQueryWhoseRepairDidNotLowerTheEstimate() {
+        for (double now : new double[] {4.0, 6.5}) {
+            RepairDecision d = RepairDecision.decide(repairedTooExpensive(4.0, "SELECT flight_id, day FROM flight", now), DIALECTS);
+            assertFalse(d.retry());
+            assertEquals(Outcomes.NON_RETRYABLE, d.reason(), "estimate " + now + "× after 4.0×");
+            assertEquals(ErrorCategory.TOO_EXPENSIVE, d.category());
+            assertTrue(d.detail().contains("did not lower the cost estimate") && d.detail().contains("flight"), d.detail());
+        }
+        RepairDecision same = RepairDecision.decide(repairedTooExpensive(4.0, "select *  from FLIGHT", 4.0), DIALECTS);
+        assertEquals(Outcomes.UNCHANGED_SQL, same.reason(), "the same SQL again is unchanged_sql, not a repair");
+    }
+
+    @Test
+    void shouldRetryWhenATooExpensiveRepairFailsForAnotherReason() {
+        QuestionTask t = Tasks.fresh("warehouse").withSql("SELECT * FROM flight", null).withIssues(java.util.List.of(tooExpensive(4.0)))
+                .nextAttempt("fix it").withSql("SELECT * FROM flight WHERE dayy = 1", null)
+                .withIssues(java.util.List.of(issue(ErrorCategory.COLUMN_NOT_FOUND, "no dayy")));
+        assertTrue(RepairDecision.decide(t, DIALECTS).retry());
+    }
 }

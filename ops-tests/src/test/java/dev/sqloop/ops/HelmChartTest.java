@@ -280,7 +280,7 @@ class HelmChartTest {
 
     @Test
     void kafkaTopicsMatchTheTopicRegistry() throws Exception {
-        String topicsJava = Files.readString(Repo.root().resolve("common/src/main/java/dev/sqloop/common/Topics.java"));
+        String topicsJava = Files.readString(Repo.root().resolve("common/src/main/java/dev/sqloop/common/topic/Topics.java"));
         Set<String> registry = new TreeSet<>();
         // the first string literal of each constant: String X = "name" as well as a typed Topic<T> X = Topic.of("name", ...)
         Matcher m = Pattern.compile("static final [\\w<>?, \\[\\]]+ [A-Z_]+\\s*=[^;\"]*\"([a-z][a-z-]*)\"").matcher(topicsJava);

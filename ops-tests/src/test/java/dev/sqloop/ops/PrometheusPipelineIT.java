@@ -8,12 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.cli.SubmitCommand;
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.runtime.KafkaClients;
-import dev.sqloop.embedded.DemoBatch;
-import dev.sqloop.embedded.EmbeddedPipeline;
+import dev.sqloop.embedded.pipeline.DemoBatch;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.engines.DemoWarehouse;
 import dev.sqloop.testkit.llm.OracleResponder;
@@ -67,7 +67,9 @@ class PrometheusPipelineIT {
         llm.faults().failNext(2, 503, Duration.ofMillis(50)); // retried by the generator: LLM errors with an error.type
         Map<String, String> settings = new HashMap<>(Map.of(
                 "SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb",
-                "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath()));
+                "SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath(),
+                // a price table, so the cost panels show a cost and the cost Prometheus sums can be compared
+                "SQLOOP_LLM_PRICE_INPUT", "2.5", "SQLOOP_LLM_PRICE_CACHED_INPUT", "1.25", "SQLOOP_LLM_PRICE_OUTPUT", "10"));
         pipeline = EmbeddedPipeline.start(work.resolve("pipeline"), settings, llm, false);
         prometheusUrl = startPrometheus(work.resolve("prometheus"), pipeline.metricsEndpoints());
         // Prometheus scrapes a new target only after its discovery settles (~5 s): a batch done before the first
@@ -141,6 +143,9 @@ class PrometheusPipelineIT {
         double scrapedAvg = value(query("sum(sqloop_attempts_sum) / sum(sqloop_attempts_count)").get(0));
         long tokens = results.stream().mapToLong(r -> r.usage().inputTokens() + r.usage().outputTokens()).sum();
         double scrapedTokens = value(query("sum(sqloop_question_tokens_sum)").get(0));
+        double cost = results.stream().mapToDouble(r -> r.usage().cost()).sum();
+        double scrapedCost = value(query("sum(sqloop_question_cost_usd_sum)").get(0));
+        double billed = value(query("sum(sqloop_llm_cost_usd_total)").get(0));
 
         System.out.printf(Locale.ROOT, "%-24s %10s %12s%n", "figure", "batch", "prometheus");
         for (String k : List.of("first_attempt_success", "corrected_success", "failed")) {
@@ -148,10 +153,15 @@ class PrometheusPipelineIT {
         }
         System.out.printf(Locale.ROOT, "%-24s %10.3f %12.3f%n", "average attempts", avgAttempts, scrapedAvg);
         System.out.printf(Locale.ROOT, "%-24s %10d %12.0f%n", "LLM tokens", tokens, scrapedTokens);
+        System.out.printf(Locale.ROOT, "%-24s %10.6f %12.6f (billed calls %.6f)%n", "LLM cost (USD)", cost, scrapedCost, billed);
 
         assertEquals(expected, scraped, "final results by outcome: the batch's own counts");
         assertEquals(avgAttempts, scrapedAvg, 1e-9);
         assertEquals(tokens, scrapedTokens, 0.5);
+        assertTrue(cost > 0, "the price table priced the batch");
+        assertEquals(cost, scrapedCost, 1e-9 * Math.max(1, cost));
+        // every answered call is billed; a result carries the calls of its own attempts, so the bill is never less
+        assertTrue(billed >= cost - 1e-9, "billed " + billed + " < results' " + cost);
         assertTrue(expected.getOrDefault("corrected_success", 0L) > 0, "the fault mix makes the loop correct some questions");
     }
 
@@ -204,8 +214,7 @@ class PrometheusPipelineIT {
     /** Grafana's variables as a dashboard user leaves them: all datasources, dialects and stages. */
     static String substitute(String expr) {
         return expr.replace("$__rate_interval", "1m").replace("$__range", "15m")
-                .replace("$datasource", ".*").replace("$dialect", ".*").replace("$stage", ".*")
-                .replace("$price_input", "1").replace("$price_output", "4");
+                .replace("$datasource", ".*").replace("$dialect", ".*").replace("$stage", ".*");
     }
 
     private static URI startPrometheus(Path dir, Map<String, URI> endpoints) throws Exception {

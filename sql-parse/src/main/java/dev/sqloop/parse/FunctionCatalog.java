@@ -186,7 +186,24 @@ public final class FunctionCatalog {
      */
     public List<Entry> entries(String name) {
         Map<Kind, Entry> kinds = byName.get(name);
-        return kinds == null ? List.of() : List.copyOf(kinds.values());
+        if (kinds != null) return List.copyOf(kinds.values());
+        // ClickHouse's aggregate combinators (countIf, sumArrayIf, uniqOrNull): the aggregate's own rows, so a refused
+        // aggregate stays refused under any suffix; the header's "combinators:" line lists them (lower case)
+        for (String c : combinators()) {
+            if (name.length() > c.length() && name.endsWith(c)) {
+                List<Entry> base = entries(name.substring(0, name.length() - c.length())).stream()
+                        .filter(e -> e.kind() == Kind.AGGREGATE).toList();
+                if (!base.isEmpty()) return base;
+            }
+        }
+        return List.of();
+    }
+
+    private List<String> combinators() {
+        for (String h : header) {
+            if (h.startsWith("combinators:")) return List.of(h.substring("combinators:".length()).strip().split(",\\s*"));
+        }
+        return List.of();
     }
 
     /** Every row, in file order. */

@@ -81,7 +81,7 @@ public final class JSqlDialectParser implements DialectParser {
             // Hive and Spark read "x" as a string and honour backslash escapes; Postgres and DuckDB do neither.
             statements = JSqlStatements.parse(body, p -> p
                     .withSquareBracketQuotation(false)
-                    .withBackslashEscapeCharacter(hiveLike)
+                    .withBackslashEscapeCharacter(hiveLike || dialect == Dialect.CLICKHOUSE)
                     .withDoubleQuotedStrings(hiveLike), PARSE_TIMEOUT_MS);
         } catch (JSQLParserException e) {
             throw LeadingKeyword.rejectionFor(body, firstLine(e));
@@ -262,7 +262,12 @@ public final class JSqlDialectParser implements DialectParser {
             if (ps.getJoins() != null) {
                 for (Join j : ps.getJoins()) {
                     fromItem(j.getRightItem() != null ? j.getRightItem() : j.getFromItem(), scope, ctes);
-                    if (j.getOnExpressions() != null) for (Expression on : j.getOnExpressions()) walk(on, ctx);
+                    if (j.getOnExpressions() != null) {
+                        for (Expression on : j.getOnExpressions()) {
+                            walk(on, ctx);
+                            joinKeys(on, scope);
+                        }
+                    }
                     if (j.getUsingColumns() != null) j.getUsingColumns().forEach(c -> scope.addUsingColumn(unquote(c.getColumnName())));
                     if (j.isNatural()) scope.markLenient();
                 }
@@ -536,6 +541,20 @@ public final class JSqlDialectParser implements DialectParser {
                 filters.add(new ParsedQuery.ValueFilter(ctx.scope(), ref,
                         values.stream().map(v -> ((StringValue) v).getValue().replace("''", "'")).toList()));
             }
+        }
+    }
+
+    /** The column = column equalities of an ON condition, through its ANDs. */
+    private void joinKeys(Expression on, QueryScope scope) {
+        if (on instanceof net.sf.jsqlparser.expression.operators.conditional.AndExpression and) {
+            joinKeys(and.getLeftExpression(), scope);
+            joinKeys(and.getRightExpression(), scope);
+        } else if (on instanceof net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList<?> p && p.size() == 1) {
+            joinKeys(p.getFirst(), scope);
+        } else if (on instanceof EqualsTo eq && eq.getLeftExpression() instanceof Column l && eq.getRightExpression() instanceof Column r) {
+            ObjectName left = columnName(l);
+            ObjectName right = columnName(r);
+            if (left != null && right != null) scope.addJoinKey(new QueryScope.JoinKey(left, right));
         }
     }
 

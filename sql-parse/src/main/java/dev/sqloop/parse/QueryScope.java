@@ -160,6 +160,22 @@ public final class QueryScope {
         return java.util.Collections.unmodifiableList(whereMisuses);
     }
 
+    /**
+     * One equality of two columns in a join's ON condition of this block ({@code ON c.id = t.cust_id}), as written: what an
+     * empty answer's finding reads (a join comparing an id column with a name column runs and returns nothing).
+     */
+    public record JoinKey(ObjectName left, ObjectName right) {}
+
+    private final List<JoinKey> joinKeys = new ArrayList<>();
+
+    public void addJoinKey(JoinKey key) {
+        joinKeys.add(key);
+    }
+
+    public List<JoinKey> joinKeys() {
+        return java.util.Collections.unmodifiableList(joinKeys);
+    }
+
     public void markLenient() {
         lenient = true;
     }

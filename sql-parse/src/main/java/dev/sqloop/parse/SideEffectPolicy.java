@@ -32,12 +32,28 @@ public final class SideEffectPolicy {
             "from_protobuf", "to_protobuf", "from_avro", "to_avro", "compute_stats", "sq_count_check",
             // DuckDB: settings, secrets, files and other databases
             "sniff_csv", "getvariable", "which_secret", "json_execute_serialized_sql", "sql_auto_complete",
-            "enable_profiling", "force_checkpoint");
+            "enable_profiling", "force_checkpoint",
+            // ClickHouse: table functions that read files, URLs, object stores or other servers, run programs, take the
+            // client's input, read tables by name (joinGet; merge() is a table function, refused as one) beyond the allow-list; settings and server
+            // facts; sleeps (the lists are lower case: the checks lower-case every name)
+            "url", "urlcluster", "file", "filecluster", "s3", "s3cluster", "gcs", "azureblobstorage", "azureblobstoragecluster",
+            "hdfs", "hdfscluster", "remote", "remotesecure", "cluster", "clusterallreplicas", "mysql", "postgresql",
+            "mongodb", "redis", "odbc", "jdbc", "sqlite", "executable", "executablepool", "input", "mergetreeindex",
+            "mergetreeprojection", "dictionary", "joinget", "joingetornull", "getsetting", "getsettingordefault",
+            "getmacro", "getclienthttpheader", "getserverport", "getserversetting", "hostname", "fqdn", "currentuser",
+            "currentroles", "enabledroles", "defaultroles", "currentprofiles", "currentquerytid", "queryid",
+            "initialqueryid", "initialquerystarttime", "uptime", "filesystemavailable", "filesystemcapacity",
+            "filesystemunreserved", "sleepeachrow", "deltalake", "hudi", "iceberg", "icebergs3", "icebergazure",
+            "icebergcluster", "icebergs3cluster", "icebergazurecluster", "iceberghdfs",
+            "paimon", "loop", "viewifpermitted", "fuzzjson", "fuzzquery", "ytsaurus", "arrowflight", "prometheusquery",
+            "timeseriesdata", "timeseriesmetrics", "timeseriestags", "timeseriesselector");
     private static final List<String> DENIED_PREFIXES = List.of(
             "read_", "dblink", "sqlite_", "postgres_", "mysql_", "http_",
             // every database_to_xml, schema_to_xml*, table_to_xml* (they read tables named as text)
             "database_to_xml", "schema_to_xml", "table_to_xml", "lo_", "duckdb_",
-            "pragma_", "iceberg_", "delta_", "xpath");
+            "pragma_", "iceberg_", "delta_", "xpath",
+            // ClickHouse dictionaries (dictGet, dictGetOrDefault, dictHas, dictIsIn, …): other tables and sources by name
+            "dictget", "dicthas", "dictisin");
     /**
      * PostgreSQL's {@code pg_} functions describe the server and its objects by name or oid — a view's or function's
      * definition ({@code pg_get_viewdef}), a table's size or live-row count ({@code pg_relation_size}, {@code
@@ -78,7 +94,9 @@ public final class SideEffectPolicy {
             "unnest", "generate_series", "range", "generate_subscripts", "sequence", "exclude_columns",
             "explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer", "stack",
             "json_tuple", "parse_url_tuple", "json_each", "json_each_text", "jsonb_each", "jsonb_each_text",
-            "json_array_elements", "json_array_elements_text", "jsonb_array_elements", "jsonb_array_elements_text");
+            "json_array_elements", "json_array_elements_text", "jsonb_array_elements", "jsonb_array_elements_text",
+            // ClickHouse's row generators (bounded by the engine's max_rows_to_read and max_execution_time)
+            "numbers", "numbers_mt", "zeros", "zeros_mt");
     /** Spark/Hive file data sources used as schema names: {@code parquet.`/path`}. */
     private static final Set<String> FILE_FORMATS = Set.of(
             "parquet", "csv", "json", "orc", "text", "avro", "delta", "binaryfile", "jdbc", "hive", "iceberg", "file");
@@ -103,6 +121,12 @@ public final class SideEffectPolicy {
             }
         }
         for (ObjectName t : q.tables()) {
+            // ClickHouse's system database lists the server's settings, users, processes, queries and every table
+            if (q.dialect() == Dialect.CLICKHOUSE && t.size() > 1
+                    && java.util.Set.of("system", "information_schema").contains(t.parts().getFirst().toLowerCase(java.util.Locale.ROOT))) {
+                throw SqlRejection.readOnly("ClickHouse's " + t.parts().getFirst() + " tables describe the server, not the warehouse: "
+                        + t.text(), t.text());
+            }
             if (t.parts().getFirst().startsWith("'")) {
                 throw SqlRejection.readOnly("string literal used as a table: DuckDB reads it as a file", t.text());
             }

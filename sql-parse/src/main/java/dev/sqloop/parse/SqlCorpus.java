@@ -21,6 +21,42 @@ import java.util.Objects;
 public final class SqlCorpus {
     public static final String EVASIONS = "corpus/evasion-corpus.jsonl";
     public static final String LEGITIMATE = "corpus/legit-queries.jsonl";
+    /** Correct ClickHouse idioms ({@code {"idiom": …, "sql": …}}), on the database {@link #CLICKHOUSE_IDIOMS_SCHEMA} creates. */
+    public static final String CLICKHOUSE_IDIOMS = "corpus/clickhouse-idioms.jsonl";
+    public static final String CLICKHOUSE_IDIOMS_SCHEMA = "corpus/clickhouse-idioms-schema.sql";
+
+    /** One ClickHouse idiom: what it shows, and the query. */
+    public record Idiom(String name, String sql) {}
+
+    /** {@link #CLICKHOUSE_IDIOMS}, in order. */
+    public static List<Idiom> clickHouseIdioms() {
+        List<Idiom> out = new ArrayList<>();
+        for (String line : text(CLICKHOUSE_IDIOMS).split("\n")) {
+            if (line.isBlank()) continue;
+            try {
+                JsonNode n = JsonCodec.mapper().readTree(line);
+                out.add(new Idiom(n.get("idiom").asText(), n.get("sql").asText()));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return out;
+    }
+
+    /** The statements of {@link #CLICKHOUSE_IDIOMS_SCHEMA}, comments left out. */
+    public static List<String> clickHouseIdiomsSchema() {
+        String body = text(CLICKHOUSE_IDIOMS_SCHEMA).lines().filter(l -> !l.startsWith("--")).collect(java.util.stream.Collectors.joining("\n"));
+        return java.util.Arrays.stream(body.split(";\\s*\n")).map(String::strip).filter(st -> !st.isEmpty())
+                .map(st -> st.endsWith(";") ? st.substring(0, st.length() - 1) : st).toList();
+    }
+
+    private static String text(String resource) {
+        try (var in = Objects.requireNonNull(SqlCorpus.class.getResourceAsStream("/" + resource), resource)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     /** One corpus entry for one dialect; {@code expect} is the category a rejection must carry (evasions only). */
     public record Case(Dialect dialect, String sql, String why, String expect) {}

@@ -67,10 +67,12 @@ public final class SqlText {
         }
         String substituted = substitution(sql, dialect);
         if (substituted != null) throw SqlRejection.readOnly(substituted, "${");
-        boolean backslashEscapes = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
-        boolean doubleQuotedStrings = backslashEscapes;
+        boolean clickHouse = dialect == Dialect.CLICKHOUSE;
+        // ClickHouse: backslash escapes in strings, `names` and "names", $tag$ heredocs (as the executor's guard reads it)
+        boolean backslashEscapes = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL || clickHouse;
+        boolean doubleQuotedStrings = dialect == Dialect.HIVE || dialect == Dialect.SPARKSQL;
         boolean backtickNames = backslashEscapes;
-        boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB;
+        boolean dollarQuotes = dialect == Dialect.POSTGRES || dialect == Dialect.DUCKDB || clickHouse;
         int depth = 0;
         java.util.List<int[]> dollarStrings = new java.util.ArrayList<>();
         java.util.List<Integer> crEndsComment = new java.util.ArrayList<>();
@@ -114,6 +116,7 @@ public final class SqlText {
                 if (end - i == 4 && sql.regionMatches(true, i, "CASE", 0, 4) && ++depth > MAX_DEPTH) throw tooDeep();
                 if (end - i == 3 && sql.regionMatches(true, i, "END", 0, 3)) depth--;
                 for (int k = i; k < end; k++) requireSafeCodeChar(sql, k);
+                if (clickHouse) clickHouseClause(sql, i, end);
                 i = end;
                 continue;
             }
@@ -177,6 +180,26 @@ public final class SqlText {
     private static SqlRejection tooDeep() {
         return SqlRejection.syntax("the query nests parentheses, brackets, subqueries or CASE expressions more than " + MAX_DEPTH
                 + " levels deep; write it more simply");
+    }
+
+    /**
+     * ClickHouse clauses refused wherever they stand outside literals and comments, as the executor's guard refuses
+     * them: {@code SETTINGS} changes the session's caps for the query (max_execution_time = 0), {@code FORMAT x} the
+     * answer's format; the function {@code format(…)} stays allowed. JSqlParser reads a SETTINGS clause without
+     * keeping it in the tree, so the word itself is the check.
+     */
+    private static void clickHouseClause(String sql, int start, int end) throws SqlRejection {
+        String word = sql.substring(start, end);
+        if (word.equalsIgnoreCase("SETTINGS")) {
+            throw SqlRejection.readOnly("a SETTINGS clause is not accepted on clickhouse: it changes the session's limits", word);
+        }
+        if (word.equalsIgnoreCase("FORMAT")) {
+            int j = end;
+            while (j < sql.length() && Character.isWhitespace(sql.charAt(j))) j++;
+            if (j >= sql.length() || sql.charAt(j) != '(') {
+                throw SqlRejection.readOnly("a FORMAT clause is not accepted on clickhouse: sqloop reads the answer itself", word);
+            }
+        }
     }
 
     /** Whether the engine reads {@code /*+ … *}{@code /} as optimizer hints (Spark's REPARTITION(n) sets the work of a query). */

@@ -304,7 +304,10 @@ public final class TrinoDialectParser implements DialectParser {
                     relation(join.getLeft(), scope, ctes);
                     relation(join.getRight(), scope, ctes);
                     join.getCriteria().ifPresent(c -> {
-                        if (c instanceof JoinOn on) walker.process(on.getExpression(), new Ctx(scope, ctes, Set.of()));
+                        if (c instanceof JoinOn on) {
+                            walker.process(on.getExpression(), new Ctx(scope, ctes, Set.of()));
+                            joinKeys(on.getExpression(), scope);
+                        }
                         else if (c instanceof JoinUsing using) using.getColumns().forEach(id -> scope.addUsingColumn(id.getValue()));
                         else scope.markLenient();
                     });
@@ -379,6 +382,26 @@ public final class TrinoDialectParser implements DialectParser {
 
         private static List<String> identifiers(List<Identifier> ids) {
             return ids == null ? List.of() : ids.stream().map(Identifier::getValue).toList();
+        }
+
+        /** The column = column equalities of an ON condition, through its ANDs. */
+        private static void joinKeys(Expression on, QueryScope scope) {
+            if (on instanceof io.trino.sql.tree.LogicalExpression logical
+                    && logical.getOperator() == io.trino.sql.tree.LogicalExpression.Operator.AND) {
+                logical.getTerms().forEach(t -> joinKeys(t, scope));
+            } else if (on instanceof ComparisonExpression cmp && cmp.getOperator() == ComparisonExpression.Operator.EQUAL) {
+                ObjectName left = columnOf(cmp.getLeft());
+                ObjectName right = columnOf(cmp.getRight());
+                if (left != null && right != null) scope.addJoinKey(new QueryScope.JoinKey(left, right));
+            }
+        }
+
+        private static ObjectName columnOf(Expression e) {
+            return switch (e) {
+                case Identifier id -> ObjectName.of(id.getValue());
+                case DereferenceExpression d when DereferenceExpression.getQualifiedName(d) != null -> name(DereferenceExpression.getQualifiedName(d));
+                default -> null;
+            };
         }
 
         private static ObjectName name(QualifiedName q) {

@@ -35,7 +35,7 @@ public final class ForkedKafka implements KafkaBroker {
             Path file = BrokerConfig.write(props, dir.resolve("server.properties"));
             EmbeddedKafka.format(file);
             ServiceJvm jvm = launch(dir, "broker.log");
-            EmbeddedKafka.awaitPort(brokerPort, Duration.ofSeconds(90));
+            awaitOpen(jvm, brokerPort);
             return new ForkedKafka(jvm, "127.0.0.1:" + brokerPort, dir, brokerPort);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -47,6 +47,26 @@ public final class ForkedKafka implements KafkaBroker {
                 List.of(dir.resolve("server.properties").toString()), dir.resolve(log));
     }
 
+    // A start after SIGKILL recovers the log first; on a 2-core host at load 20 a start once took over 90 s. The
+    // directory is deleted on close, so a broker that never opens its port is reported with its log's last lines.
+    private static void awaitOpen(ServiceJvm jvm, int port) {
+        Duration timeout = Duration.ofSeconds(180);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                EmbeddedKafka.awaitPort(port, Duration.ofSeconds(2));
+                return;
+            } catch (IllegalStateException notYet) {
+                if (!jvm.alive() || System.nanoTime() > deadline) {
+                    String log = jvm.output();
+                    throw new IllegalStateException("broker port " + port + (jvm.alive() ? " not open after " + timeout
+                            : " not open: the broker exited") + "; the end of " + jvm.logFile() + ":\n"
+                            + log.substring(Math.max(0, log.length() - 4000)), notYet);
+                }
+            }
+        }
+    }
+
     /** SIGKILL the broker: no controlled shutdown, clients see connections drop. */
     public void kill9() throws InterruptedException {
         jvm.kill9();
@@ -56,7 +76,7 @@ public final class ForkedKafka implements KafkaBroker {
     public void restart() {
         try {
             jvm = launch(dir, "broker-" + (++restarts) + ".log");
-            EmbeddedKafka.awaitPort(brokerPort, Duration.ofSeconds(90));
+            awaitOpen(jvm, brokerPort);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -100,6 +100,20 @@ public final class HeadlessBrowser {
         return found;
     }
 
+    /**
+     * Debian's {@code chromedriver} for the Chromium of {@link #binary()} (same package version), for tests that drive
+     * pages with a WebDriver client (clicks, forms, console logs); installs {@code chromium-driver} when there is none.
+     */
+    public static synchronized Path driver() throws IOException {
+        binary();
+        Path driver = Path.of("/usr/bin/chromedriver");
+        if (Files.isExecutable(driver)) return driver;
+        LOG.info("installing chromium-driver from Debian packages");
+        Apt.install("chromium-driver", Duration.ofMinutes(15));
+        if (!Files.isExecutable(driver)) throw new IOException("chromium-driver installed but no " + driver);
+        return driver;
+    }
+
     private static Path installed() {
         return CANDIDATES.stream().filter(Files::isExecutable).findFirst().orElse(null);
     }

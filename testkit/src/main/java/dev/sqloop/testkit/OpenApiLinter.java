@@ -3,11 +3,8 @@ package dev.sqloop.testkit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +50,9 @@ public final class OpenApiLinter {
         Path err = Files.createTempFile("sqloop-redocly-", ".log");
         try {
             ProcessBuilder pb = new ProcessBuilder(redocly.toString(), "lint", document.toAbsolutePath().toString(),
-                    "--config", config.toAbsolutePath().toString(), "--format=json")
+                    "--config", config.toAbsolutePath().toString(), "--format=json",
+                    // redocly stops at 100 problems: a broken document's later problems (what a test looks for) were cut
+                    "--max-problems", "100000")
                     .redirectOutput(out.toFile()).redirectError(err.toFile());
             // offline here: no telemetry, no update check
             pb.environment().putAll(Map.of("REDOCLY_TELEMETRY", "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE", "true",
@@ -87,41 +86,10 @@ public final class OpenApiLinter {
      * {@code ~/.cache/sqloop/tools}); a file lock keeps two test JVMs from installing at once.
      */
     public static synchronized Path install() throws IOException, InterruptedException {
-        String dirName = REDOCLY_CLI.replaceAll("[^A-Za-z0-9.]+", "-");
-        Path base = Path.of(System.getenv().getOrDefault("SQLOOP_TOOLS_DIR", System.getProperty("user.home") + "/.cache/sqloop/tools"));
-        Path prefix = base.resolve(dirName);
-        Path binary = prefix.resolve("node_modules/.bin/redocly");
-        Path done = prefix.resolve(".installed");
-        if (Files.exists(done) && Files.isExecutable(binary)) return binary;
-        Files.createDirectories(base);
-        try (FileChannel lockFile = FileChannel.open(base.resolve(dirName + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock ignored = lockFile.lock()) {
-            if (Files.exists(done) && Files.isExecutable(binary)) return binary;
-            if (!onPath("npm")) {
-                LOG.info("no npm: installing Debian's nodejs and npm");
-                Apt.install("nodejs", Duration.ofMinutes(10));
-                if (!onPath("npm")) Apt.install("npm", Duration.ofMinutes(10));
-            }
+        return ToolCache.installed(REDOCLY_CLI.replaceAll("[^A-Za-z0-9.]+", "-"), "node_modules/.bin/redocly", prefix -> {
             LOG.info("installing {} into {}", REDOCLY_CLI, prefix);
-            Files.createDirectories(prefix);
-            Path log = prefix.resolve("npm-install.log");
-            Process p = new ProcessBuilder("npm", "install", "--prefix", prefix.toString(), "--no-audit", "--no-fund",
-                    "--no-save", "--loglevel=error", REDOCLY_CLI)
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                throw new IOException("npm install " + REDOCLY_CLI + " failed:\n" + Files.readString(log));
-            }
-            if (!Files.isExecutable(binary)) throw new IOException("npm installed " + REDOCLY_CLI + " but there is no " + binary);
-            Files.writeString(done, REDOCLY_CLI + "\n");
-            return binary;
-        }
-    }
-
-    private static boolean onPath(String program) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) return true;
-        }
-        return false;
+            ToolCache.run(prefix, prefix.resolve("npm-install.log"), Duration.ofMinutes(10), ToolCache.npm().toString(), "install",
+                    "--prefix", prefix.toString(), "--no-audit", "--no-fund", "--no-save", "--loglevel=error", REDOCLY_CLI);
+        });
     }
 }

@@ -1,9 +1,10 @@
 package dev.sqloop.validator;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.PromptParts;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.QuestionResult;
@@ -64,6 +65,7 @@ public final class StaticValidateStage extends AbstractStage<QuestionTask> {
     private AttemptEvent event(QuestionTask task, List<Issue> issues, String decision, String reason, Instant started) {
         Instant now = clock.instant();
         return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, "validation", task.sql(), issues, decision,
-                reason, null, Math.max(0, now.toEpochMilli() - started.toEpochMilli()), now, task.round());
+                reason, null, Math.max(0, now.toEpochMilli() - started.toEpochMilli()), now, task.round(), task.retries(),
+                PromptParts.of(task));
     }
 }

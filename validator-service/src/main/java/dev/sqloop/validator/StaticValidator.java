@@ -7,6 +7,7 @@ import dev.sqloop.validator.check.AggregationCheck;
 import dev.sqloop.validator.check.ConstraintCheck;
 import dev.sqloop.validator.check.ForeignConstructs;
 import dev.sqloop.validator.check.SchemaCheck;
+import dev.sqloop.parse.ClickHouseAstParser;
 import dev.sqloop.parse.DialectParsers;
 import dev.sqloop.parse.ParsedQuery;
 import dev.sqloop.parse.SqlRejection;
@@ -121,16 +122,58 @@ public final class StaticValidator {
         return identifier.substring(identifier.lastIndexOf('.') + 1).replace("\"", "").toLowerCase(java.util.Locale.ROOT);
     }
 
+    /**
+     * The datasource engine's parse of a query the dialect's Java parser refused as a syntax error. When the engine
+     * cannot be asked, the Java parser's refusal stands, with the reason (fail closed).
+     */
+    private static ParsedQuery byEngine(String sql, ValidationTarget target, SqlRejection javaParser) throws SqlRejection {
+        try {
+            return target.engineParser().parse(sql);
+        } catch (RuntimeException e) {
+            LOG.warn("{}'s own parser is not available: {}", target.dialect().wireName(), e.toString());
+            throw new SqlRejection(javaParser.category(), javaParser.getMessage() + " (" + target.dialect().displayName()
+                    + "'s own parser, which reads what this one cannot, was not available: " + e.getMessage() + ")",
+                    javaParser.identifier());
+        }
+    }
+
+    /** The engine's parse where JSqlParser's would be wrong; an engine that cannot be asked refuses the query (fail closed). */
+    private static ParsedQuery engineOnly(String sql, ValidationTarget target) throws SqlRejection {
+        try {
+            return target.engineParser().parse(sql);
+        } catch (RuntimeException e) {
+            LOG.warn("{}'s own parser is not available: {}", target.dialect().wireName(), e.toString());
+            throw new SqlRejection(ErrorCategory.UNKNOWN, "this query needs " + target.dialect().displayName() + "'s own parser"
+                    + " (lambdas, ARRAY JOIN), which was not available: " + e.getMessage(), null);
+        }
+    }
+
     public static List<Issue> validate(String sql, ValidationTarget target, NlConstraints constraints) {
         // another dialect's syntax (TOP n, backticks, LIMIT a, b, ::) named with this one's equivalent, in place of a
         // parser's generic "syntax error at or near" or an engine round trip; a read-only violation still comes first
         List<Issue> foreign = sql == null ? List.of() : ForeignConstructs.syntax(sql, target.dialect());
         ParsedQuery parsed;
         try {
-            parsed = DialectParsers.forDialect(target.dialect()).parse(sql);
+            boolean byEngine = false;
+            try {
+                if (target.engineParser() != null && ClickHouseAstParser.needsEngineParser(sql)) {
+                    // lambdas and ARRAY JOIN: JSqlParser accepts them into a wrong tree, so the engine parses them
+                    byEngine = true;
+                    parsed = engineOnly(sql, target);
+                } else {
+                    parsed = DialectParsers.forDialect(target.dialect()).parse(sql);
+                }
+            } catch (SqlRejection r) {
+                // ClickHouse SQL JSqlParser cannot read (WITH 1 AS x, t.1, LEFT ANTI JOIN, WITH TOTALS, SAMPLE 1/2 OFFSET …):
+                // the engine's own parser decides, under the same policies; a read-only refusal is never retried
+                if (byEngine || r.category() != ErrorCategory.SYNTAX_ERROR || target.engineParser() == null) throw r;
+                parsed = byEngine(sql, target, r);
+                byEngine = true;
+            }
             List<Issue> found = new ArrayList<>(SchemaCheck.check(parsed, target.catalog(), target.extraFunctions()));
             found.addAll(unjudged(AggregationCheck.check(parsed), found));
-            found.addAll(ConstraintCheck.check(constraints, parsed));
+            // the engine's tree does not say which clause holds ORDER BY or LIMIT: no constraint hints from it
+            if (!byEngine) found.addAll(ConstraintCheck.check(constraints, parsed));
             // Errors first: the first issue decides the repair strategy; hints only ride along.
             List<Issue> issues = new ArrayList<>(foreign);
             issues.addAll(found.stream().filter(Issue::error).toList());

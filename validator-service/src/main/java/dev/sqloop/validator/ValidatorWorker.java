@@ -1,11 +1,11 @@
 package dev.sqloop.validator;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.config.KafkaSettings;
-import dev.sqloop.common.config.RunnerConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.runtime.KafkaClients;
+import dev.sqloop.common.runtime.RunnerConfig;
 import dev.sqloop.common.runtime.StageRunner;
 import dev.sqloop.validator.schema.CatalogLoadOptions;
 import io.micrometer.core.instrument.MeterRegistry;

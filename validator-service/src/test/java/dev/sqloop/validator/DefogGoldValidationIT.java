@@ -3,6 +3,10 @@ package dev.sqloop.validator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sqloop.chdb.Chdb;
+import dev.sqloop.chdb.ChdbResult;
+import dev.sqloop.chdb.ChdbSession;
+import dev.sqloop.chdb.ChdbUrl;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
@@ -12,15 +16,18 @@ import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.fewshot.ConstraintExtractor;
 import dev.sqloop.store.Embedder;
+import dev.sqloop.fewshot.schema.ChdbSchemaSource;
 import dev.sqloop.fewshot.schema.JdbcSchemaSource;
 import dev.sqloop.fewshot.schema.SchemaSource;
 import dev.sqloop.fewshot.schema.SchemaLinker;
 import dev.sqloop.parse.DialectParsers;
 import dev.sqloop.parse.ObjectName;
 import dev.sqloop.parse.ParsedQuery;
+import dev.sqloop.testkit.engines.ChdbLibrary;
 import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.DefogQuestions;
 import dev.sqloop.testkit.engines.PostgresServer;
+import dev.sqloop.testkit.engines.ResultComparison;
 import dev.sqloop.testkit.engines.TrinoServer;
 import dev.sqloop.validator.schema.CatalogLoadOptions;
 import java.nio.file.Path;
@@ -37,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The 120 defog gold queries through the full validator as the pipeline runs it — dialect parser, read-only check,
  * schema check against catalogs loaded from the real engines, and the NL-constraint check with the constraints the
- * retrieve stage extracts from each question's text — on PostgreSQL (their own dialect), DuckDB and Trino
+ * retrieve stage extracts from each question's text — on PostgreSQL (their own dialect), DuckDB, Trino and ClickHouse
  * (translated). A validator that refuses correct SQL blocks it on every attempt, so every refusal (an error; hints
  * never refuse) must be a listed, explained exception. On the same engines, the schema linker's recall: for each
  * question, whether the first prompt's schema section holds every table and column the gold SQL references.
@@ -125,6 +132,113 @@ class DefogGoldValidationIT {
         assertEquals(List.of(), names.stream().filter(n -> !n.contains(".")).toList(), "bare names from a catalog-only URL");
     }
 
+    /**
+     * Gold queries (translated to ClickHouse by testkit's PostgresToClickHouse) the validator refuses on ClickHouse, by
+     * question index: category, then why.
+     */
+    static final Map<Integer, String> CLICKHOUSE_EXCEPTIONS = Map.of(
+            58, "unsupported_function: to_char(…, 'HH24:MI') is PostgreSQL's formatting function; ClickHouse has formatDateTime"
+                    + " (and DuckDB no reference answer)",
+            59, "unsupported_function: date_part() is a form ClickHouse's parser rewrites (to toDayOfMonth), not in"
+                    + " system.functions: a false refusal by name, though the query fails on chDB anyway (date - timestamp)");
+
+    /**
+     * Translated gold queries whose answer on chDB (the executor's settings) is not DuckDB's, by question index: why.
+     */
+    static final Map<Integer, String> CLICKHOUSE_ANSWER_EXCEPTIONS = Map.ofEntries(
+            Map.entry(12, "LEFT JOIN fills a miss with the type's default (0), which count(DISTINCT) counts: join_use_nulls=1 answers"),
+            Map.entry(14, "LEFT JOIN fills a miss with the type's default (0), which count(DISTINCT) counts: join_use_nulls=1 answers"),
+            Map.entry(26, "date - date: ClickHouse writes dateDiff('day', a, b)"),
+            Map.entry(28, "date - date: ClickHouse writes dateDiff('day', a, b)"),
+            Map.entry(56, "timestamp - timestamp is a number of seconds, not an interval to subtract an interval from"),
+            Map.entry(59, "date - timestamp and PostgreSQL's EXTRACT(DAY FROM interval): no such ClickHouse type"),
+            Map.entry(115, "date - date: ClickHouse writes dateDiff('day', a, b)"),
+            Map.entry(118, "the alias max(snapshot_date) AS snapshot_date shadows the column in WHERE: prefer_column_name_to_alias=1 answers"));
+
+    /**
+     * ClickHouse on chDB: the six databases loaded by testkit's translation ({@link DefogDatasets#clickHouseLoad}), one
+     * ClickHouse database each in the JVM's one chDB directory, datasources {@code jdbc:chdb:DIR?database=NAME}. First the
+     * translation itself: each translated gold query's answer against DuckDB's answer to the gold as written (DuckDB
+     * answers as PostgreSQL does: DefogGoldIT). Then the validator, with catalogs read from chDB's {@code system.columns},
+     * and the schema linker's recall with the schema read the same way.
+     */
+    @Test
+    void shouldPassTheTranslatedGoldSqlOnClickHouse(@TempDir Path work) throws Exception {
+        Path dir = ChdbLibrary.jvmDatabaseDir();
+        Chdb engine = Chdb.open(dir);
+        List<DatasourceConfig> configs = new ArrayList<>();
+        long t0 = System.nanoTime();
+        try (ChdbSession writer = engine.session(Map.of())) {
+            for (String db : DefogDatasets.DATABASES) {
+                for (String statement : DefogDatasets.clickHouseLoad(db, work)) writer.execute(statement);
+                configs.add(DatasourceConfig.of(db, Dialect.CLICKHOUSE, "jdbc:chdb:" + dir + "?database=" + db, null, null));
+            }
+        }
+        System.out.printf("clickhouse: six defog databases loaded into chDB in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+        java.util.function.Function<DefogQuestions.Question, String> translated = q -> DefogDatasets.clickHouseQuery(q.firstGold());
+        // the executor's sessions (readonly=1, ClickHouse's defaults), then with the two settings that give standard SQL's
+        // answers: outer-join misses as NULL (not the type's default) and a column's name before a SELECT alias
+        Map<Integer, String> differing = answers(engine, work, translated, Map.of("readonly", "1"));
+        Map<Integer, String> standard = answers(engine, work, translated, Map.of("readonly", "1", "join_use_nulls", "1",
+                "prefer_column_name_to_alias", "1"));
+        differing.forEach((i, why) -> System.out.println("clickhouse gold #" + i + " " + why + "\n    " + translated.apply(DefogQuestions.load().get(i))));
+        System.out.printf("clickhouse: %d/120 translated gold queries answer as DuckDB does (ClickHouse's defaults); %d/120 with"
+                + " join_use_nulls=1, prefer_column_name_to_alias=1%n", 120 - differing.size(), 120 - standard.size());
+        assertEquals(CLICKHOUSE_ANSWER_EXCEPTIONS.keySet(), differing.keySet(), "translated gold answering otherwise than DuckDB: " + differing);
+        DatasourceCatalogs catalogs = catalogs(configs);
+        check("clickhouse", catalogs, CLICKHOUSE_EXCEPTIONS, translated);
+        recall("clickhouse", configs, catalogs, translated);
+    }
+
+    /** Each translated gold query's answer on chDB against DuckDB's answer to the gold as written; the differences by index. */
+    private static Map<Integer, String> answers(Chdb engine, Path work, java.util.function.Function<DefogQuestions.Question, String> translated,
+                                                Map<String, String> settings) throws Exception {
+        Map<Integer, String> differing = new TreeMap<>();
+        try (ChdbSession reader = engine.session(settings)) {
+            for (DefogQuestions.Question q : DefogQuestions.load()) {
+                ResultComparison.Table expected;
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:" + work.resolve(q.database()).resolve(q.database() + ".duckdb"));
+                     java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(q.firstGold())) {
+                    expected = ResultComparison.read(rs);
+                } catch (java.sql.SQLException e) {
+                    continue; // DuckDB's own exceptions (DefogGoldIT): no reference answer
+                }
+                try {
+                    reader.execute("USE " + q.database());
+                    ChdbResult r = reader.query(translated.apply(q));
+                    ResultComparison.difference(expected, new ResultComparison.Table(r.columns(), typed(r)), ResultComparison.orderKeys(q.firstGold()))
+                            .ifPresent(d -> differing.put(q.index(), "answer differs: " + d));
+                } catch (dev.sqloop.chdb.ChdbException e) {
+                    differing.put(q.index(), "refused: " + e.getMessage().lines().findFirst().orElse(""));
+                }
+            }
+        }
+        return differing;
+    }
+
+    /** chDB's JSON values as the JDBC drivers give them: dates and timestamps as java.time, 64-bit integers as numbers. */
+    private static List<List<Object>> typed(ChdbResult r) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (List<Object> row : r.rows()) {
+            List<Object> out = new ArrayList<>(row.size());
+            for (int i = 0; i < row.size(); i++) {
+                Object v = row.get(i);
+                String type = r.types().get(i).replaceAll("^(Nullable|LowCardinality)\\((.*)\\)$", "$2");
+                if (v instanceof String text) {
+                    if (type.startsWith("Date32") || type.equals("Date")) v = java.time.LocalDate.parse(text);
+                    else if (type.startsWith("DateTime")) v = java.time.LocalDateTime.parse(text.replace(' ', 'T'));
+                    else if (type.matches("U?Int(64|128|256)")) v = new java.math.BigInteger(text);
+                    else if (type.startsWith("Decimal")) v = new java.math.BigDecimal(text);
+                    else if (type.startsWith("Float") && text.matches("-?(nan|inf)")) v = text.contains("nan") ? Double.NaN
+                            : text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+                }
+                out.add(v);
+            }
+            rows.add(out);
+        }
+        return rows;
+    }
+
     /** A name as written in the prompt, read back by the validator's own parser for the dialect (unquoted, lower case). */
     static List<String> unquoted(dev.sqloop.common.Dialect dialect, String written) {
         try {
@@ -166,8 +280,10 @@ class DefogGoldValidationIT {
         Map<String, SchemaLinker> linkers = new TreeMap<>();
         for (String db : byName.keySet()) {
             // no schema name: what the service reads without SQLOOP_FEWSHOT_SCHEMA_NAME
-            linkers.put(db, new SchemaLinker(new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(byName.get(ds)), null),
-                    embedder, settings, Clock.systemUTC()));
+            // a chDB datasource has no JDBC driver: its schema is read on a chDB session, as the fewshot service does
+            SchemaSource source = ChdbUrl.matches(byName.get(db).jdbcUrl()) ? new ChdbSchemaSource(byName::get)
+                    : new JdbcSchemaSource(ds -> ReadOnlyJdbc.open(byName.get(ds)), null);
+            linkers.put(db, new SchemaLinker(source, embedder, settings, Clock.systemUTC()));
         }
         int tablesHit = 0;
         int columnsHit = 0;
@@ -230,6 +346,7 @@ class DefogGoldValidationIT {
                 refused.put(q.index(), i.category().wireName() + ": " + i.message().lines().findFirst().orElse(""));
             } else if (!issues.isEmpty()) {
                 hinted++;
+                System.out.println(engine + " gold #" + q.index() + " hint: " + issues.getFirst().message().lines().findFirst().orElse(""));
             }
             assertTrue(issues.stream().filter(Issue::error).noneMatch(i -> i.category() == ErrorCategory.CONSTRAINT_VIOLATION
                     && !i.message().contains("values are compared exactly")), "an NL heuristic failed gold #" + q.index() + ": " + issues);

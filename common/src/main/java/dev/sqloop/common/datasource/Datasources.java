@@ -25,12 +25,24 @@ import java.util.TreeSet;
  */
 public final class Datasources {
     public static final String PREFIX = "SQLOOP_DATASOURCE_";
+    /** Read by the executor only: an empty answer gets one repair round with the finding as evidence (default false). */
+    public static final String EMPTY_ANSWER_REPAIR = "_EMPTY_ANSWER_REPAIR";
+    /** Read by the generator only: candidate SQL per question, chosen among by their results (issue 50; default 1). */
+    public static final String CANDIDATES = "_CANDIDATES";
+    /** The most candidates a datasource's {@code _CANDIDATES} or a submitted question's {@code candidates} may ask for. */
+    public static final int MAX_CANDIDATES = 9;
+    /**
+     * Read by the executor only: when the candidates' results do not agree clearly, a pairwise LLM comparison chooses
+     * among the tied ones before the question ends {@code uncertain} (issue 50; default false: it costs LLM calls).
+     */
+    public static final String TIE_BREAK = "_TIE_BREAK";
 
     /** Settings per datasource, longest first so {@code _PASSWORD_FILE} wins over {@code _PASSWORD}. */
     private static final List<String> SETTINGS = List.of(
-            "_ALLOWED_CATALOGS", "_ALLOWED_SCHEMAS", "_ALLOWED_TABLES", "_PROCESS_MEMORY", "_CONNECT_TIMEOUT", "_PASSWORD_FILE",
-            "_MEMORY_LIMIT", "_ISOLATION", "_ROW_LIMIT", "_POOL_SIZE", "_TEMP_SIZE", "_PASSWORD", "_FUNCTIONS", "_WORK_MEM",
-            "_DIALECT", "_THREADS", "_TIMEOUT", "_REGEX",
+            "_EMPTY_ANSWER_REPAIR", "_ALLOWED_CATALOGS", "_ALLOWED_SCHEMAS", "_ALLOWED_TABLES", "_MAX_SCAN_BYTES", "_MAX_SCAN_ROWS",
+            "_PROCESS_MEMORY", "_CONNECT_TIMEOUT", "_CANDIDATES", "_PASSWORD_FILE",
+            "_MEMORY_LIMIT", "_ISOLATION", "_ROW_LIMIT", "_POOL_SIZE", "_TEMP_SIZE", "_TIE_BREAK", "_PASSWORD", "_FUNCTIONS", "_WORK_MEM",
+            "_DIALECT", "_THREADS", "_TIMEOUT", "_MAX_COST", "_REGEX",
             "_MODE", "_USER", "_URL");
     private static final String PROPERTY = "_PROPERTY_";
 
@@ -144,7 +156,26 @@ public final class Datasources {
         check(p + "_FUNCTIONS", () -> new Safeguards(null, 1, null, null, null, functions));
         check(p + "_ISOLATION", () -> Safeguards.DEFAULTS.withIsolation(isolation, null));
         check(p + "_PROCESS_MEMORY", () -> new Safeguards(memory, 1, null, null).withIsolation(null, processMemory));
-        return new Safeguards(memory, threads, temp, regex, workMem, functions, isolation, processMemory);
+        return new Safeguards(memory, threads, temp, regex, workMem, functions, isolation, processMemory, costBudget(env, p));
+    }
+
+    /** The cost guard's limits; each unset one is no limit, and none set (the default) is no guard. */
+    private static CostBudget costBudget(EnvConfig env, String p) {
+        Long rows = parsed(p + "_MAX_SCAN_ROWS", () -> CostBudget.rows(env.string(p + "_MAX_SCAN_ROWS", null)));
+        Long bytes = parsed(p + "_MAX_SCAN_BYTES", () -> CostBudget.bytes(env.string(p + "_MAX_SCAN_BYTES", null)));
+        Double cost = parsed(p + "_MAX_COST", () -> CostBudget.cost(env.string(p + "_MAX_COST", null)));
+        check(p + "_MAX_SCAN_ROWS", () -> new CostBudget(rows, null, null));
+        check(p + "_MAX_SCAN_BYTES", () -> new CostBudget(null, bytes, null));
+        check(p + "_MAX_COST", () -> new CostBudget(null, null, cost));
+        return new CostBudget(rows, bytes, cost);
+    }
+
+    private static <T> T parsed(String key, java.util.function.Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key + ": " + e.getMessage());
+        }
     }
 
     private static void check(String key, Runnable build) {

@@ -23,9 +23,11 @@ import java.util.Objects;
  *                    that process and never the executor; {@link #IN_PROCESS}, the executor's own JVM (tests, benchmarks)
  * @param processMemory the child process's address-space cap ({@code _PROCESS_MEMORY}, a size); null: {@code memoryLimit}
  *                    plus {@value #PROCESS_HEADROOM} ({@link #processMemoryBytes()})
+ * @param cost        the engine's estimate a query may reach before it runs ({@code _MAX_SCAN_ROWS}, {@code _MAX_SCAN_BYTES},
+ *                    {@code _MAX_COST}); {@link CostBudget#NONE} by default: no estimate is asked for
  */
 public record Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem,
-                         java.util.Set<String> functions, String isolation, String processMemory) {
+                         java.util.Set<String> functions, String isolation, String processMemory, CostBudget cost) {
     public static final String DEFAULT_MEMORY_LIMIT = "1GB";
     /**
      * One: a query runs on the executor's thread that asked for it. The executor runs several questions' queries at once
@@ -47,6 +49,7 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
     public static final Safeguards DEFAULTS = new Safeguards(DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TEMP_SIZE, "checked");
 
     public Safeguards {
+        cost = cost == null ? CostBudget.NONE : cost;
         memoryLimit = size(memoryLimit, DEFAULT_MEMORY_LIMIT, "memory limit");
         tempSize = size(tempSize, DEFAULT_TEMP_SIZE, "temp size");
         workMem = size(workMem, DEFAULT_WORK_MEM, "work mem");
@@ -71,6 +74,11 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
         }
     }
 
+    public Safeguards(String memoryLimit, int threads, String tempSize, String regex, String workMem,
+                      java.util.Set<String> functions, String isolation, String processMemory) {
+        this(memoryLimit, threads, tempSize, regex, workMem, functions, isolation, processMemory, CostBudget.NONE);
+    }
+
     /** The caps as before isolation and the PostgreSQL settings were configurable: defaults for the rest. */
     public Safeguards(String memoryLimit, int threads, String tempSize, String regex) {
         this(memoryLimit, threads, tempSize, regex, null, null, PROCESS, null);
@@ -85,7 +93,11 @@ public record Safeguards(String memoryLimit, int threads, String tempSize, Strin
     }
 
     public Safeguards withIsolation(String newIsolation, String newProcessMemory) {
-        return new Safeguards(memoryLimit, threads, tempSize, regex, workMem, functions, newIsolation, newProcessMemory);
+        return new Safeguards(memoryLimit, threads, tempSize, regex, workMem, functions, newIsolation, newProcessMemory, cost);
+    }
+
+    public Safeguards withCost(CostBudget newCost) {
+        return new Safeguards(memoryLimit, threads, tempSize, regex, workMem, functions, isolation, processMemory, newCost);
     }
 
     /** Whether DuckDB runs this datasource's queries in child processes ({@link #PROCESS}). */

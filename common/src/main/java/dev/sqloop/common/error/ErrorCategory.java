@@ -19,6 +19,12 @@ public enum ErrorCategory {
     READ_ONLY_VIOLATION,
     CONSTRAINT_VIOLATION,
     LLM_OUTPUT_INVALID,
+    /**
+     * Not run: the engine's estimate of what the query would read or cost is over the datasource's budget
+     * ({@code _MAX_SCAN_ROWS}, {@code _MAX_SCAN_BYTES}, {@code _MAX_COST}). Repaired like other errors; a repair that
+     * does not lower the estimate ends the question ({@link Outcomes#NON_RETRYABLE}).
+     */
+    TOO_EXPENSIVE,
     UNKNOWN;
 
     /** Wire and metric form: {@code column_not_found}. */

@@ -16,5 +16,11 @@ public final class Outcomes {
     /** The question, or its batch, was cancelled (DELETE on the gateway) before it finished. */
     public static final String CANCELLED = "cancelled";
 
+    /**
+     * Several candidates were asked for and their results did not agree (a tie, or all differ): no answer is given and
+     * the candidates are kept for review (issue 50). Never captured as an example.
+     */
+    public static final String UNCERTAIN = "uncertain";
+
     private Outcomes() {}
 }

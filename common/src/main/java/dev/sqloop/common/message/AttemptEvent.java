@@ -2,6 +2,7 @@ package dev.sqloop.common.message;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -9,6 +10,9 @@ import java.util.Objects;
  * (its SQL, the issues found, the repair decision and its reason, the SQL diff against the previous attempt).
  *
  * @param round the question's retry round ({@link QuestionTask#round()}): a retried question's attempts start at 1 again
+ * @param retries the question's infrastructure retries per stage so far ({@link QuestionTask#retries()})
+ * @param prompt what the attempt's prompt held (schema tables, examples with scores, tokens so far); on the
+ *     validator's event of each attempt, null on the others
  */
 public record AttemptEvent(
         int schemaVersion,
@@ -23,13 +27,29 @@ public record AttemptEvent(
         String sqlDiff,
         long durationMillis,
         Instant at,
-        int round) implements Message {
+        int round,
+        Map<String, Integer> retries,
+        PromptParts prompt) implements Message {
 
     public AttemptEvent {
         Objects.requireNonNull(questionId, "questionId");
         Objects.requireNonNull(stage, "stage");
         schemaVersion = schemaVersion <= 0 ? CURRENT_SCHEMA_VERSION : schemaVersion;
         issues = issues == null ? List.of() : List.copyOf(issues);
+        retries = retries == null ? Map.of() : Map.copyOf(retries);
+    }
+
+    /** An event without the prompt's parts (every stage but the validator). */
+    public AttemptEvent(int schemaVersion, String questionId, int attempt, String stage, String kind, String sql, List<Issue> issues,
+                        String decision, String reason, String sqlDiff, long durationMillis, Instant at, int round,
+                        Map<String, Integer> retries) {
+        this(schemaVersion, questionId, attempt, stage, kind, sql, issues, decision, reason, sqlDiff, durationMillis, at, round, retries, null);
+    }
+
+    /** An event without retry counts (a stage that does not know the question's task). */
+    public AttemptEvent(int schemaVersion, String questionId, int attempt, String stage, String kind, String sql, List<Issue> issues,
+                        String decision, String reason, String sqlDiff, long durationMillis, Instant at, int round) {
+        this(schemaVersion, questionId, attempt, stage, kind, sql, issues, decision, reason, sqlDiff, durationMillis, at, round, Map.of(), null);
     }
 
     @Override

@@ -12,9 +12,13 @@ import java.util.Objects;
  * @param tenant the tenant that created it (asked the captured question, saved or posted it); null for seeds
  * @param shared visible to every tenant of the datasource (seeds, examples a curator shared); otherwise only
  *               {@code tenant} sees it. Absent (older records): shared exactly when there is no tenant
+ * @param batchId, questionId provenance of an auto-captured example: the batch (null for a single question) and the
+ *               question it was captured from, so one batch's captures can be found and rolled back together; null for
+ *               seeds, saved and posted examples, and records published before provenance was kept
  */
 public record ExampleRecord(int schemaVersion, String id, String datasource, String question, String sql, String dialect,
-                            String source, String tenant, String notes, List<String> tags, Instant createdAt, Boolean shared)
+                            String source, String tenant, String notes, List<String> tags, Instant createdAt, Boolean shared,
+                            String batchId, String questionId)
         implements Message {
     public static final String SEED = "seed";
     public static final String AUTO = "auto";
@@ -29,6 +33,18 @@ public record ExampleRecord(int schemaVersion, String id, String datasource, Str
         schemaVersion = schemaVersion <= 0 ? CURRENT_SCHEMA_VERSION : schemaVersion;
         tags = tags == null ? List.of() : List.copyOf(tags);
         shared = shared == null ? tenant == null : shared || tenant == null;
+    }
+
+    /** A record without provenance (not captured from a question). */
+    public ExampleRecord(int schemaVersion, String id, String datasource, String question, String sql, String dialect,
+                         String source, String tenant, String notes, List<String> tags, Instant createdAt, Boolean shared) {
+        this(schemaVersion, id, datasource, question, sql, dialect, source, tenant, notes, tags, createdAt, shared, null, null);
+    }
+
+    /** The same record captured from {@code questionId} of {@code batchId}. */
+    public ExampleRecord capturedFrom(String batchId, String questionId) {
+        return new ExampleRecord(schemaVersion, id, datasource, question, sql, dialect, source, tenant, notes, tags, createdAt, shared,
+                batchId, questionId);
     }
 
     /** A record without a visibility: shared exactly when it has no tenant (a seed). */

@@ -11,13 +11,21 @@ import java.util.Objects;
  * @param hint true for a doubt from a heuristic (the question's wording, a sampled value) that never fails a
  *     query on its own: the SQL runs when nothing but hints was found, and a correction prompt does not present
  *     a hint as an error. False for errors (parse, read-only, unknown table/column/function, aggregation, type).
+ * @param overBudget for {@code too_expensive}: how many times over the datasource's budget the engine's estimate was
+ *     (the largest ratio among the limits it broke), so the repair worker can tell whether a repair lowered it; null
+ *     for every other issue
  */
 public record Issue(String stage, ErrorCategory category, String message, String identifier, List<String> candidates,
-                    boolean hint) {
+                    boolean hint, Double overBudget) {
     public Issue {
         Objects.requireNonNull(category, "category");
         message = message == null ? "" : message;
         candidates = candidates == null ? List.of() : List.copyOf(candidates);
+    }
+
+    public Issue(String stage, ErrorCategory category, String message, String identifier, List<String> candidates,
+                 boolean hint) {
+        this(stage, category, message, identifier, candidates, hint, null);
     }
 
     /** An error. */

@@ -2,10 +2,21 @@ package dev.sqloop.common.message;
 
 import java.util.List;
 
-/** The part of the datasource's schema linked to a question, computed once and reused by every attempt. */
-public record LinkedSchema(List<Table> tables) {
+/**
+ * The part of the datasource's schema linked to a question, computed once and reused by every attempt.
+ *
+ * @param whole the datasource's entire schema (it fit the linker's budget), the same for every question of the
+ *     datasource: the prompt puts it in the prefix a provider caches; a linked subset differs per question and goes
+ *     after that prefix. False in messages from before the flag (the safe reading: per question).
+ */
+public record LinkedSchema(List<Table> tables, boolean whole) {
     public LinkedSchema {
         tables = tables == null ? List.of() : List.copyOf(tables);
+    }
+
+    /** A subset linked to one question. */
+    public LinkedSchema(List<Table> tables) {
+        this(tables, false);
     }
 
     /** Sample values shown per column in a prompt. */

@@ -20,6 +20,9 @@ import java.util.Objects;
  * @param round the retry round that produced this result (0: the question as submitted); see {@link QuestionTask#round()}
  * @param instructions, capture as the question was submitted ({@link QuestionTask#instructions()},
  *        {@link QuestionTask#capture()}): a retry asks the same question
+ * @param retries infrastructure retries per stage ({@link QuestionTask#retries()}): no attempt spent, but counted
+ * @param candidates every candidate SQL of a question asked with several (issue 50), index 1 being {@code sql}'s or
+ *        {@code lastRejectedSql}'s, with what each returned and its result fingerprint; empty with one candidate
  */
 public record QuestionResult(
         int schemaVersion,
@@ -45,7 +48,9 @@ public record QuestionResult(
         int maxAttempts,
         int round,
         String instructions,
-        Boolean capture) implements Message {
+        Boolean capture,
+        Map<String, Integer> retries,
+        List<Candidate> candidates) implements Message {
 
     public static final String SUCCEEDED = "succeeded";
     public static final String FAILED = "failed";
@@ -59,6 +64,8 @@ public record QuestionResult(
         usage = usage == null ? TokenUsage.ZERO : usage;
         timings = timings == null ? Map.of() : Map.copyOf(timings);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        retries = retries == null ? Map.of() : Map.copyOf(retries);
+        candidates = candidates == null ? List.of() : List.copyOf(candidates);
         if (!SUCCEEDED.equals(status) && sql != null) {
             // A failure never carries runnable-looking SQL in `sql`: what was refused moves to lastRejectedSql.
             lastRejectedSql = lastRejectedSql == null ? sql : lastRejectedSql;
@@ -71,6 +78,14 @@ public record QuestionResult(
         return of(task, SUCCEEDED, reason, null, null, now);
     }
 
+    /**
+     * No agreement among the candidates (issue 50): no answer is given ({@code sql} null, status {@code failed} so every
+     * client that waits for succeeded or failed ends), reason {@link Outcomes#UNCERTAIN}, the candidates kept for review.
+     */
+    public static QuestionResult uncertain(QuestionTask task, String why, Instant now) {
+        return of(task, FAILED, Outcomes.UNCERTAIN, null, why, now);
+    }
+
     public static QuestionResult failed(QuestionTask task, String reason, ErrorCategory category, String message, Instant now) {
         return of(task, FAILED, reason, category, message, now);
     }
@@ -80,7 +95,8 @@ public record QuestionResult(
         return new QuestionResult(CURRENT_SCHEMA_VERSION, t.questionId(), t.tenant(), t.batchId(), t.datasource(),
                 t.question(), status, reason, category, message, SUCCEEDED.equals(status) ? t.sql() : null,
                 SUCCEEDED.equals(status) ? null : t.sql(), t.attempt(), t.issues(), t.execution(),
-                t.usage(), t.timings(), t.submittedAt(), now, t.metadata(), t.maxAttempts(), t.round(), t.instructions(), t.capture());
+                t.usage(), t.timings(), t.submittedAt(), now, t.metadata(), t.maxAttempts(), t.round(), t.instructions(), t.capture(), t.retries(),
+                t.candidates());
     }
 
     public boolean succeeded() {

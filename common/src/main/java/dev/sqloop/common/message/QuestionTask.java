@@ -24,6 +24,12 @@ import java.util.Objects;
  *                     join): part of the question, shown to the LLM beside it; null when none
  * @param capture false when the success must not be captured into the example memory (an evaluation, which must
  *                leave the memory as it found it); null or true: captured as usual
+ * @param retries infrastructure retries per stage (an LLM endpoint's 429 or 5xx, a warehouse connection lost), summed over
+ *                attempts: they spend no attempt and change no SQL, and the question's result and trace show them
+ * @param candidates the other SQL answers the generator asked for beside {@code sql} (issue 50: {@code _CANDIDATES} above 1),
+ *                   index 2 on, and once the executor ran them, what each returned; empty with one candidate (the default)
+ * @param candidatesWanted how many candidates its submitter asked for ({@code candidates} of a question or batch element),
+ *                         overriding the datasource's {@code _CANDIDATES}; null: the datasource's setting
  */
 public record QuestionTask(
         int schemaVersion,
@@ -51,7 +57,10 @@ public record QuestionTask(
         Dialect dialect,
         int round,
         String instructions,
-        Boolean capture) implements Message {
+        Boolean capture,
+        Map<String, Integer> retries,
+        List<Candidate> candidates,
+        Integer candidatesWanted) implements Message {
 
     public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
@@ -71,6 +80,11 @@ public record QuestionTask(
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
         previousIssues = previousIssues == null ? List.of() : List.copyOf(previousIssues);
         instructions = instructions == null || instructions.isBlank() ? null : instructions;
+        retries = retries == null ? Map.of() : Map.copyOf(retries);
+        candidates = candidates == null ? List.of() : List.copyOf(candidates);
+        if (candidatesWanted != null && candidatesWanted < 1) {
+            throw new IllegalArgumentException("candidatesWanted must be >= 1, was " + candidatesWanted);
+        }
     }
 
     private static void requireText(String value, String name) {
@@ -81,7 +95,7 @@ public record QuestionTask(
     public static QuestionTask create(String questionId, String tenant, String datasource, String question,
                                       int maxAttempts, Instant submittedAt) {
         return new QuestionTask(CURRENT_SCHEMA_VERSION, questionId, tenant, null, datasource, question, 1, maxAttempts,
-                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null, null, 0, null, null);
+                submittedAt, null, null, null, null, null, null, null, null, null, null, null, null, null, null, 0, null, null, null, null, null);
     }
 
     @Override
@@ -114,28 +128,28 @@ public record QuestionTask(
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline.plus(java.time.Duration.between(submittedAt, now)), examples, linkedSchema,
                 constraints, sql, previousSql, issues, correctionPrompt, execution, usage, timings, metadata,
-                previousIssues, dialect, round, instructions, capture);
+                previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     /** The same question at retry round {@code round}. */
     public QuestionTask withRound(int round) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     /** The question with the instructions its asker gave (null: none). */
     public QuestionTask withInstructions(String instructions) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     /** The question with capture into the example memory allowed or not (null: as usual). */
     public QuestionTask withCapture(Boolean capture) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     /** Whether a success of this question may be captured into the example memory. */
@@ -147,19 +161,19 @@ public record QuestionTask(
     public QuestionTask withDialect(Dialect dialect) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     public QuestionTask withBatch(String batchId, Instant deadline, Map<String, String> metadata) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     public QuestionTask withContext(List<Example> examples, LinkedSchema linkedSchema, NlConstraints constraints) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     /**
@@ -170,26 +184,26 @@ public record QuestionTask(
     public QuestionTask withSql(String sql, TokenUsage spent) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, List.of(), null,
-                null, usage.plus(spent), timings, metadata, previousIssues, dialect, round, instructions, capture);
+                null, usage.plus(spent), timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     public QuestionTask withIssues(List<Issue> issues) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     public QuestionTask withExecution(Execution execution) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     /** The next attempt: attempt+1, the failed SQL becomes {@code previousSql}, the correction prompt is set. */
     public QuestionTask nextAttempt(String correctionPrompt) {
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt + 1, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, null, sql, List.of(), correctionPrompt,
-                null, usage, timings, metadata, issues, dialect, round, instructions, capture);
+                null, usage, timings, metadata, issues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 
     /**
@@ -204,7 +218,40 @@ public record QuestionTask(
                 : new Execution(execution.columns(), execution.types(), execution.rowCount(), List.of(), execution.durationMillis());
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, null, null, null, sql, previousSql, issues, null,
-                counted, usage, timings, metadata, previousIssues, dialect, round, instructions, capture);
+                counted, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, null, candidatesWanted);
+    }
+
+    /** The task with the other candidates of its first attempt (or what running them gave). */
+    public QuestionTask withCandidates(List<Candidate> candidates) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
+    }
+
+    /** The task asking for {@code wanted} candidates whatever its datasource's default (null: the default). */
+    public QuestionTask withCandidatesWanted(Integer wanted) {
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, wanted);
+    }
+
+    /**
+     * Whether the executor sent this task back for a pairwise tie-break (issue 50): it carries a result and every candidate,
+     * the question's own (index 1) among them, has run or failed. A task to generate never does: a new attempt clears the
+     * result ({@link #nextAttempt}), and the generator's own candidates start at index 2, not run yet.
+     */
+    public boolean awaitsTieBreak() {
+        return execution != null && candidates.stream().anyMatch(c -> c.index() == 1)
+                && candidates.stream().noneMatch(c -> Candidate.GENERATED.equals(c.status()));
+    }
+
+    /** One more infrastructure retry in {@code stage} (no attempt spent). */
+    public QuestionTask withRetry(String stage) {
+        Map<String, Integer> r = new LinkedHashMap<>(retries);
+        r.merge(stage, 1, Integer::sum);
+        return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
+                submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
+                execution, usage, timings, metadata, previousIssues, dialect, round, instructions, capture, r, candidates, candidatesWanted);
     }
 
     /** Adds time spent in a stage (summed over attempts). */
@@ -213,6 +260,6 @@ public record QuestionTask(
         t.merge(stage, millis, Long::sum);
         return new QuestionTask(schemaVersion, questionId, tenant, batchId, datasource, question, attempt, maxAttempts,
                 submittedAt, deadline, examples, linkedSchema, constraints, sql, previousSql, issues, correctionPrompt,
-                execution, usage, t, metadata, previousIssues, dialect, round, instructions, capture);
+                execution, usage, t, metadata, previousIssues, dialect, round, instructions, capture, retries, candidates, candidatesWanted);
     }
 }

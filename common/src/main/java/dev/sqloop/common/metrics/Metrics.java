@@ -37,8 +37,26 @@ public final class Metrics {
      * #LLM_SLOTS_LIMIT} is the share of the LLM's concurrency the pipeline keeps busy.
      */
     public static final String LLM_SLOTS_BUSY = "sqloop.llm.slots.busy";
-    /** Distribution summary (histogram) of tokens per answered LLM call: {@link #GEN_AI_TOKEN_TYPE} plus the call's tags. */
+    /**
+     * Distribution summary (histogram) of tokens per answered LLM call: {@link #GEN_AI_TOKEN_TYPE} plus the call's tags.
+     * Types: {@link #TOKEN_TYPE_INPUT} (every prompt token), {@link #TOKEN_TYPE_CACHE_READ} (the part of the input the
+     * provider served from its prompt cache) and {@link #TOKEN_TYPE_OUTPUT}.
+     */
     public static final String GEN_AI_TOKEN_USAGE = "gen_ai.client.token.usage";
+    /** The OTel {@code gen_ai.token.type} values; {@code input} includes the cached part, as providers count it. */
+    public static final String TOKEN_TYPE_INPUT = "input";
+    public static final String TOKEN_TYPE_OUTPUT = "output";
+    /**
+     * Not (yet) an OTel {@code gen_ai.token.type} value: named after OTel's {@code gen_ai.usage.cache_read.input_tokens}
+     * attribute. A subset of {@link #TOKEN_TYPE_INPUT}, so never summed with it.
+     */
+    public static final String TOKEN_TYPE_CACHE_READ = "cache_read";
+    /**
+     * Counter, USD ({@link #USD}): what answered LLM calls cost at the generator's price table ({@code SQLOOP_LLM_PRICE_*});
+     * tags {@link #GEN_AI_PROVIDER_NAME}, {@link #GEN_AI_REQUEST_MODEL}. Prometheus: {@code sqloop_llm_cost_usd_total}.
+     */
+    public static final String LLM_COST = "sqloop.llm.cost";
+    public static final String USD = "usd";
     /** Timer (histogram), one statement sent to a SQL engine; OTel db semconv. Tags {@link #DB_SYSTEM_NAME}, {@link #ERROR_TYPE}. */
     public static final String DB_OPERATION_DURATION = "db.client.operation.duration";
     /** Timer (histogram): embedding one question and searching the example store. */
@@ -64,8 +82,22 @@ public final class Metrics {
     public static final String END_TO_END = "sqloop.end.to.end";
     /** Distribution summary, tags datasource, dialect: LLM tokens (input + output) one question cost. */
     public static final String QUESTION_TOKENS = "sqloop.question.tokens";
+    /**
+     * Distribution summary, USD ({@link #USD}), tags datasource, dialect, outcome: what one question's LLM calls cost, all
+     * attempts (Prometheus: {@code sqloop_question_cost_usd}); its sum over the successes' count is the cost per success.
+     */
+    public static final String QUESTION_COST = "sqloop.question.cost";
     /** Counter, tag category: non-blocking hints passed on with an attempt. */
     public static final String HINTS = "sqloop.hints";
+    /**
+     * Distribution summary, tags datasource, dialect: candidates a question was answered from (issue 50; only questions
+     * whose datasource asks for more than one); with {@link #QUESTION_COST} by datasource, the cost multiplier.
+     */
+    public static final String QUESTION_CANDIDATES = "sqloop.question.candidates";
+    /** Distribution summary, tags datasource, dialect: the largest agreeing group's share of the candidates that ran (0-1). */
+    public static final String CANDIDATE_AGREEMENT = "sqloop.candidate.agreement";
+    /** Counter, tag decision (unanimous, majority, sole, pairwise, uncertain): how a question's answer was chosen among its candidates. */
+    public static final String CANDIDATE_SELECTIONS = "sqloop.candidate.selections";
 
     private Metrics() {}
 

@@ -1,6 +1,6 @@
 package dev.sqloop.common.runtime;
 
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,6 +107,11 @@ public interface Admission extends AutoCloseable {
         private static final Logger log = LoggerFactory.getLogger(Backlog.class);
         /** Not yet read, or unreadable: the gate is open. */
         static final long UNKNOWN = -1;
+        /**
+         * How long the backlog may stay unreadable before it is worth a warning: at every start the reader runs before
+         * the broker answers and the topics exist (a timeout on a loaded host), and the gate is open meanwhile anyway.
+         */
+        static final Duration WARN_AFTER = Duration.ofSeconds(30);
 
         private final Map<String, String> topicByGroup;
         private final long maxBacklog;
@@ -142,22 +147,28 @@ public interface Admission extends AutoCloseable {
         }
 
         private void readLoop() {
-            boolean failing = false;
+            long failingSince = -1; // nanoTime of the first failure in a row, -1 while readable
+            boolean warned = false;
             while (running) {
                 try {
                     backlog.set(read());
-                    if (failing) log.info("admission: backlog readable again ({})", backlog.get());
-                    failing = false;
+                    if (warned) log.info("admission: backlog readable again ({})", backlog.get());
+                    failingSince = -1;
+                    warned = false;
                 } catch (InterruptedException e) {
                     return;
                 } catch (Exception e) {
                     backlog.set(UNKNOWN);
                     Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+                    if (failingSince < 0) failingSince = System.nanoTime();
                     if (cause instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
                         log.debug("admission: the question path's topics are not created yet");
+                    } else if (!warned && System.nanoTime() - failingSince >= WARN_AFTER.toNanos()) {
+                        log.warn("admission: cannot read the question path's backlog for {} s, admitting freely: {}",
+                                WARN_AFTER.toSeconds(), cause.toString());
+                        warned = true;
                     } else {
-                        if (!failing) log.warn("admission: cannot read the question path's backlog, admitting freely: {}", cause.toString());
-                        failing = true;
+                        log.debug("admission: backlog not readable yet, admitting freely: {}", cause.toString());
                     }
                 }
                 try {

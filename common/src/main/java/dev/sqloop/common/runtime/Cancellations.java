@@ -1,7 +1,7 @@
 package dev.sqloop.common.runtime;
 
 import dev.sqloop.common.SqloopHeaders;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.message.Cancellation;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package dev.sqloop.common.runtime;
 
-import dev.sqloop.common.Topic;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topic;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;

@@ -2,7 +2,7 @@ package dev.sqloop.common.runtime;
 
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.SqloopHeaders;
-import dev.sqloop.common.Topic;
+import dev.sqloop.common.topic.Topic;
 import dev.sqloop.common.message.Message;
 import dev.sqloop.common.message.Tombstone;
 import java.nio.charset.StandardCharsets;

@@ -134,6 +134,8 @@ public final class RecordHandler<I> {
                 }
                 attempt++;
                 onRetry.run();
+                // counted in the question itself, so its result and trace say how often this stage waited for infrastructure
+                if (input instanceof QuestionTask task) input = stage.inputType().cast(task.withRetry(stage.name()));
                 Duration delay = retry.delay(attempt, e.retryAfter().orElse(null));
                 // one line per retry (issue 46: retries showed only in metrics): what, which, how many so far, how long
                 log.info("stage {}: infrastructure retry {} of {} in {} ms (no attempt spent): {}", stage.name(), attempt,

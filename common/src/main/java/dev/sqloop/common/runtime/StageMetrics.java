@@ -1,10 +1,11 @@
 package dev.sqloop.common.runtime;
 
+import dev.sqloop.common.message.TokenUsage;
 import java.time.Duration;
 
 /**
  * What stages report beyond what the runner measures itself (duration, outcome, retries, dead letters), without a
- * metrics library in stage code: the wiring passes {@code MicrometerStageMetrics} (in {@code common.metrics}), tests
+ * metrics library in stage code: the wiring passes {@link MicrometerStageMetrics}, tests
  * pass {@link #NONE} or a registry-backed one. Every tag value passed here must be bounded (no question, SQL or id).
  */
 public interface StageMetrics {
@@ -17,8 +18,11 @@ public interface StageMetrics {
      */
     void llmCall(String provider, String model, String errorType, Duration duration);
 
-    /** Tokens one LLM answer cost (only answered calls have a usage). */
-    void llmTokens(String provider, String model, long input, long output);
+    /**
+     * Tokens one LLM answer used, the part of its prompt served from the provider's cache, and its cost (only answered
+     * calls have a usage).
+     */
+    void llmTokens(String provider, String model, TokenUsage usage);
 
     /**
      * One statement sent to a SQL engine, success or failure.
@@ -46,7 +50,7 @@ public interface StageMetrics {
         public void llmCall(String provider, String model, String errorType, Duration duration) {}
 
         @Override
-        public void llmTokens(String provider, String model, long input, long output) {}
+        public void llmTokens(String provider, String model, TokenUsage usage) {}
 
         @Override
         public void dbCall(String system, String errorType, Duration duration) {}

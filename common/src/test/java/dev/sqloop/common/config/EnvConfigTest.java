@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sqloop.common.runtime.RunnerConfig;
 import dev.sqloop.common.runtime.RunnerSettings;
 import java.time.Duration;
 import java.util.Map;

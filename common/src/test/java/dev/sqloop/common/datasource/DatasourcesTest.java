@@ -182,4 +182,29 @@ class DatasourcesTest {
         ConfigException e = assertThrows(ConfigException.class, () -> none.get("nope"));
         assertTrue(e.getMessage().contains("nope"));
     }
+
+    @Test
+    void shouldReadTheCostBudgetAndGuardNothingByDefault() {
+        Map<String, String> env = new HashMap<>(Map.of("SQLOOP_DATASOURCE_PG_URL", "jdbc:postgresql://h/d",
+                "SQLOOP_DATASOURCE_PG_DIALECT", "postgres", "SQLOOP_DATASOURCE_TR_URL", "jdbc:trino://h:8080/hive",
+                "SQLOOP_DATASOURCE_TR_DIALECT", "trino"));
+        env.put("SQLOOP_DATASOURCE_TR_MAX_SCAN_ROWS", "50_000_000");
+        env.put("SQLOOP_DATASOURCE_TR_MAX_SCAN_BYTES", "200GB");
+        env.put("SQLOOP_DATASOURCE_TR_MAX_COST", "1e12");
+        env.put("SQLOOP_DATASOURCE_PG_MAX_SCAN_BYTES", "1048576");
+        Datasources all = parse(env);
+        assertEquals(new CostBudget(50_000_000L, 200_000_000_000L, 1e12), all.get("tr").safeguards().cost());
+        assertEquals(new CostBudget(null, 1_048_576L, null), all.get("pg").safeguards().cost());
+        assertTrue(all.get("pg").safeguards().cost().guarded());
+        env.keySet().removeIf(k -> k.contains("_MAX_"));
+        assertEquals(CostBudget.NONE, parse(env).get("tr").safeguards().cost());
+        assertFalse(parse(env).get("tr").safeguards().cost().guarded(), "unset: no estimate is asked for, as before");
+        for (String[] bad : new String[][] {{"_MAX_SCAN_ROWS", "lots"}, {"_MAX_SCAN_ROWS", "0"}, {"_MAX_SCAN_BYTES", "10 parsecs"},
+                {"_MAX_COST", "-1"}, {"_MAX_COST", "cheap"}}) {
+            Map<String, String> wrong = new HashMap<>(env);
+            wrong.put("SQLOOP_DATASOURCE_TR" + bad[0], bad[1]);
+            ConfigException e = assertThrows(ConfigException.class, () -> parse(wrong), bad[0]);
+            assertTrue(e.getMessage().startsWith("SQLOOP_DATASOURCE_TR" + bad[0]), e.getMessage());
+        }
+    }
 }

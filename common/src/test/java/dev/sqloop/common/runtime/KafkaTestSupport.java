@@ -1,7 +1,7 @@
 package dev.sqloop.common.runtime;
 
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

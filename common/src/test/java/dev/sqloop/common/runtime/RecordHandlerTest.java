@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.SqloopHeaders;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
@@ -184,6 +184,24 @@ class RecordHandlerTest {
         assertTrue(sleeps.get(0).toMillis() >= 50 && sleeps.get(0).toMillis() <= 100, "first backoff " + sleeps);
         assertTrue(sleeps.get(1).toMillis() >= 100 && sleeps.get(1).toMillis() <= 200, "second backoff " + sleeps);
         assertEquals(1, decode(handled.records().getFirst(), QuestionTask.class).attempt());
+    }
+
+    /** Issue 46: the retries are counted in the question itself, per stage, so its result and trace show them. */
+    @Test
+    void shouldCountEachInfrastructureRetryInTheQuestionPerStage() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        Stage<QuestionTask> forwarding = new AbstractStage<>("execute", QuestionTask.class) {
+            @Override
+            public Outcome process(QuestionTask input) {
+                if (calls.getAndIncrement() < 2) throw new InfrastructureException("connection reset", null);
+                return Outcome.forward(Topics.STATIC_VALIDATE, input);
+            }
+        };
+        QuestionTask earlier = task().withRetry("generate");
+        QuestionTask out = decode(handler(forwarding).handle(record(earlier)).records().getFirst(), QuestionTask.class);
+        assertEquals(Map.of("generate", 1, "execute", 2), out.retries());
+        assertEquals(1, out.attempt(), "no attempt spent");
+        assertEquals(Map.of("generate", 1, "execute", 2), dev.sqloop.common.message.QuestionResult.succeeded(out, NOW).retries());
     }
 
     /** Issue 46: retries showed only in metrics; each is one INFO line naming the stage, the retry, the question and the wait. */

@@ -8,8 +8,9 @@ import dev.sqloop.cli.SubmitCommand;
 import dev.sqloop.common.JsonCodec;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.datasource.Datasources;
-import dev.sqloop.embedded.DemoBatch;
-import dev.sqloop.embedded.EmbeddedPipeline;
+import dev.sqloop.common.message.TokenUsage;
+import dev.sqloop.embedded.pipeline.DemoBatch;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.llm.Fault;
 import dev.sqloop.testkit.llm.Latency;
@@ -61,14 +62,31 @@ public final class Eval {
      * @param firstError the first error of attempt 1, or null when attempt 1 succeeded
      */
     public record Row(EvalCase c, int maxAttempts, String status, String reason, int attempts, String sql, String lastRejectedSql,
-                      FirstError firstError, long tokens, Scorer.Score score) {}
+                      FirstError firstError, long tokens, Scorer.Score score, TokenUsage usage) {
+        public Row {
+            usage = usage == null ? new TokenUsage(tokens, 0) : usage;
+        }
+
+        /** A row whose usage is known only as its token total (no cache split, no cost). */
+        public Row(EvalCase c, int maxAttempts, String status, String reason, int attempts, String sql, String lastRejectedSql,
+                   FirstError firstError, long tokens, Scorer.Score score) {
+            this(c, maxAttempts, status, reason, attempts, sql, lastRejectedSql, firstError, tokens, score, null);
+        }
+    }
 
     /** An error as a stage reported it: category (wire name), the stage that found it, and its message (engine text, validator reason). */
     public record FirstError(String category, String stage, String message) {}
 
+    /** A result's {@code usage} object: tokens by kind and cost (absent parts read as 0). */
+    static TokenUsage usage(JsonNode u) {
+        return new TokenUsage(u.path("inputTokens").asLong(), u.path("outputTokens").asLong(), u.path("cachedInputTokens").asLong(),
+                u.path("cost").asDouble());
+    }
+
     public static int run(Args args) throws Exception {
         if (args.flag("help")) throw new Args.HelpRequested(usage());
-        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts", "resume", "llm-latency-ms");
+        args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts", "resume", "llm-latency-ms",
+                "candidates", "silent-rate");
         if (args.positional().isEmpty()) throw new Args.UsageException("eval needs a dataset file\n" + usage());
         Path dataset = Path.of(args.positional().getFirst());
         Map<String, String> mapping = new LinkedHashMap<>();
@@ -112,9 +130,24 @@ public final class Eval {
         } else {
             out = base.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))).toAbsolutePath();
         }
+        double silentRate;
+        try {
+            silentRate = Double.parseDouble(args.string("silent-rate", "0"));
+        } catch (NumberFormatException e) {
+            throw new Args.UsageException("--silent-rate takes a share of candidates, e.g. 0.3; was '" + args.string("silent-rate", "") + "'");
+        }
+        if (silentRate < 0 || silentRate > 1) throw new Args.UsageException("--silent-rate is between 0 and 1, was " + silentRate);
+        if (silentRate > 0 && !"simulated".equals(args.string("llm", null))) {
+            throw new Args.UsageException("--silent-rate makes the simulated oracle wrong silently: it needs --llm simulated");
+        }
+        List<Integer> candidates = candidateCounts(args.string("candidates", null));
+        if (candidates != null && args.string("gateway", null) != null) {
+            throw new Args.UsageException("--candidates sets SQLOOP_DATASOURCE_<NAME>_CANDIDATES on the pipeline eval runs here;"
+                    + " against a gateway, set it on its generator and run once per value");
+        }
         Options options = new Options(args.string("gateway", null), args.string("api-key", null), args.string("llm", null),
                 args.string("faults", "default"), Long.parseLong(args.string("seed", "7")), args.integer("ts", 3),
-                Duration.ofMillis(args.integer("llm-latency-ms", 0)));
+                Duration.ofMillis(args.integer("llm-latency-ms", 0)), silentRate);
         // Ctrl-C: stop between two questions, write the partial report, then let the JVM end
         Interrupt interrupt = new Interrupt();
         Thread hook = new Thread(() -> {
@@ -128,13 +161,30 @@ public final class Eval {
         Runtime.getRuntime().addShutdownHook(hook);
         EvalReport report;
         try {
-            report = evaluate(cases, configs, settings, out, options, interrupt);
-            System.out.println();
-            System.out.print(report.comparison());
-            System.out.println("report: " + out.resolve("report.md") + " (and report.html, report.json, questions.jsonl)");
-            if (report.remaining() > 0) {
+            if (candidates == null) {
+                report = evaluate(cases, configs, settings, out, options, interrupt);
+                System.out.println();
+                System.out.print(report.comparison());
+                System.out.println("report: " + out.resolve("report.md") + " (and report.html, report.json, questions.jsonl)");
+            } else {
+                Map<Integer, EvalReport> byCount = new LinkedHashMap<>();
+                report = null;
+                for (int n : candidates) {
+                    if (interrupt.requested()) break;
+                    System.err.printf("sqloop eval: %d candidate%s per question%n", n, n == 1 ? "" : "s");
+                    report = evaluate(cases, configs, withCandidates(settings, cases, n), out.resolve("candidates-" + n), options, interrupt);
+                    byCount.put(n, report);
+                    if (report.remaining() > 0) break;
+                }
+                String table = CandidatesTable.of(byCount, configs, silentRate);
+                Files.writeString(out.resolve("candidates.md"), table);
+                System.out.println();
+                System.out.print(table);
+                System.out.println("report: " + out.resolve("candidates.md") + " (each count's own under candidates-N/)");
+            }
+            if (report == null || report.remaining() > 0) {
                 System.out.printf("interrupted: partial report, %d question runs remain; resume with the same command and --out %s%n",
-                        report.remaining(), out);
+                        report == null ? cases.size() * configs.size() : report.remaining(), out);
             }
         } finally {
             interrupt.finished();
@@ -144,7 +194,31 @@ public final class Eval {
         } catch (IllegalStateException shuttingDown) {
             return 130; // ended by Ctrl-C: the JVM is on its way out
         }
-        return report.remaining() > 0 ? 130 : 0;
+        return report == null || report.remaining() > 0 ? 130 : 0;
+    }
+
+    /** {@code --candidates 1,3,5}: the counts to compare, or null when not given (the pipeline's own settings hold). */
+    static List<Integer> candidateCounts(String value) {
+        if (value == null) return null;
+        List<Integer> out = new ArrayList<>();
+        for (String n : value.split(",")) {
+            try {
+                int k = Integer.parseInt(n.strip());
+                if (k < 1 || k > 9) throw new NumberFormatException();
+                out.add(k);
+            } catch (NumberFormatException e) {
+                throw new Args.UsageException("--candidates takes counts from 1 to 9, e.g. 1,3,5; was '" + n + "'");
+            }
+        }
+        return out;
+    }
+
+    /** The settings with every dataset datasource asking for {@code n} candidates ({@code _CANDIDATES}). */
+    static Map<String, String> withCandidates(Map<String, String> settings, List<EvalCase> cases, int n) {
+        Map<String, String> s = new HashMap<>(settings);
+        cases.stream().map(EvalCase::datasource).distinct().forEach(ds -> s.put(Datasources.PREFIX
+                + ds.toUpperCase(java.util.Locale.ROOT) + Datasources.CANDIDATES, Integer.toString(n)));
+        return s;
     }
 
     /** The newest {@code run-*} directory under {@code base}, or null. */
@@ -159,13 +233,20 @@ public final class Eval {
     /**
      * @param gateway a running gateway to submit to, or null to run the pipeline in this JVM
      * @param llm {@code simulated} for the simulated oracle (it knows the gold SQL), else the configured LLM
-     * @param faults {@code default} (the demo's mix) or {@code none} for the simulated oracle
+     * @param faults {@code default} (the demo's mix), {@code none} or {@code signal} (issue 46's opt-in kinds) for the simulated oracle
      * @param tsCopies neighbour databases per datasource for test-suite accuracy (0: no TS)
      * @param llmLatency how long the simulated oracle takes per answer (zero: at once)
+     * @param silentRate the share of the simulated oracle's candidates that answer a silent variant of the gold SQL
+     *                   (issue 50; 0: none, as before)
      */
-    public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies, Duration llmLatency) {
+    public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies, Duration llmLatency,
+                          double silentRate) {
         public Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies) {
             this(gateway, apiKey, llm, faults, seed, tsCopies, Duration.ZERO);
+        }
+
+        public Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies, Duration llmLatency) {
+            this(gateway, apiKey, llm, faults, seed, tsCopies, llmLatency, 0);
         }
     }
 
@@ -239,7 +320,7 @@ public final class Eval {
         RunState state = RunState.read(out);
         state.options(String.format(java.util.Locale.ROOT, "llm=%s faults=%s seed=%d ts=%d gateway=%s report=%d",
                 options.llm() == null ? "configured" : options.llm(), options.faults(), options.seed(), options.tsCopies(), options.gateway(),
-                REPORT_VERSION), out);
+                REPORT_VERSION) + (options.silentRate() > 0 ? " silent=" + options.silentRate() : ""), out);
         state.write(out);
         Path log = out.resolve(QUESTIONS);
         List<Row> rows = EvalReport.readRows(log, byId, configs);
@@ -273,7 +354,7 @@ public final class Eval {
                                     sql, r.hasNonNull("lastRejectedSql") ? r.get("lastRejectedSql").asText() : null,
                                     fe.isObject() ? new FirstError(fe.path("category").asText(), fe.path("stage").asText(null), fe.path("message").asText(null)) : null,
                                     r.path("usage").path("inputTokens").asLong() + r.path("usage").path("outputTokens").asLong(),
-                                    scorer.score(c, sql));
+                                    scorer.score(c, sql), usage(r.path("usage")));
                             rows.add(row);
                             appender.write(EvalReport.line(row, datasources));
                             appender.newLine();
@@ -338,8 +419,14 @@ public final class Eval {
                     gold.put(c.question(), scorer.firstRunnable(c));
                     if (dialectOf.containsKey(c.datasource())) dialects.put(c.question(), dialectOf.get(c.datasource()).wireName());
                 });
-                Map<Fault, Double> mix = "none".equals(options.faults()) ? Map.of(Fault.NONE, 1.0) : DemoBatch.faultMix();
-                llm = SimulatedLlm.start(new OracleResponder(gold, mix, "postgres", options.seed()).withDialects(dialects), options.seed());
+                Map<Fault, Double> mix = switch (options.faults()) {
+                    case "none" -> Map.of(Fault.NONE, 1.0);
+                    case "signal" -> OracleResponder.signalMix(); // issue 46's kinds: foreign SQL, WHERE misuse, silent joins
+                    default -> DemoBatch.faultMix();
+                };
+                OracleResponder oracle = new OracleResponder(gold, mix, "postgres", options.seed()).withDialects(dialects);
+                if (options.silentRate() > 0) oracle = oracle.withSilentVariants(options.silentRate());
+                llm = SimulatedLlm.start(oracle, options.seed());
                 if (!options.llmLatency().isZero()) llm.faults().latency(Latency.fixed(options.llmLatency()));
                 s.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
                 s.putIfAbsent("SQLOOP_LLM_MODEL", "simulated");
@@ -389,6 +476,9 @@ public final class Eval {
         if ("qdrant".equalsIgnoreCase(settings.getOrDefault("SQLOOP_FEWSHOT_STORE", "lucene"))) {
             return "Qdrant at " + settings.getOrDefault("SQLOOP_FEWSHOT_QDRANT_HOST", "localhost") + ":"
                     + settings.getOrDefault("SQLOOP_FEWSHOT_QDRANT_PORT", "6334") + " (SQLOOP_FEWSHOT_QDRANT_*)" + partly;
+        }
+        if ("chroma".equalsIgnoreCase(settings.getOrDefault("SQLOOP_FEWSHOT_STORE", "lucene"))) {
+            return "Chroma at " + settings.getOrDefault("SQLOOP_FEWSHOT_CHROMA_URL", "http://localhost:8000") + " (SQLOOP_FEWSHOT_CHROMA_*)" + partly;
         }
         String path = settings.get("SQLOOP_FEWSHOT_LUCENE_PATH");
         return path != null ? "the Lucene store at " + path + " (SQLOOP_FEWSHOT_LUCENE_PATH)" + partly
@@ -544,10 +634,16 @@ public final class Eval {
                   --gateway URL            submit to a running gateway instead of running the pipeline here
                   --api-key KEY            the gateway's API key
                   --llm simulated          the simulated oracle LLM (knows the gold; for harness checks and demos)
-                  --faults default|none    the simulated oracle's fault mix (default: the demo's)
+                  --faults default|none|signal  the simulated oracle's fault mix (default: the demo's; signal:
+                                           another dialect's SQL, aggregates/windows in WHERE, joins on a wrong key)
                   --seed N                 the simulated oracle's seed (default 7)
                   --llm-latency-ms N       the simulated oracle's time per answer (default 0)
                   --ts N                   neighbour databases per datasource for TS (default 3; 0 = off)
+                  --candidates 1,3,5       run once per count of candidate SQL per question (in this JVM: sets
+                                           SQLOOP_DATASOURCE_<NAME>_CANDIDATES) and print EX, uncertain rate,
+                                           wrong answers and LLM tokens/cost per question side by side (candidates.md)
+                  --silent-rate P          the simulated oracle answers a share P of its candidates with a silent
+                                           variant of the gold SQL (runs, no error, another answer; default 0)
                   --out DIR                where report.md, report.html, report.json and questions.jsonl go
                                            (default .sqloop/eval/run-TIMESTAMP); a rerun on the directory of an
                                            interrupted run resumes it: only what is missing is sent and scored

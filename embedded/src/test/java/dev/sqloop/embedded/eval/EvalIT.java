@@ -1,5 +1,7 @@
 package dev.sqloop.embedded.eval;
 
+import dev.sqloop.embedded.pipeline.DemoBatch;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import dev.sqloop.testkit.TestDirs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -147,9 +149,9 @@ class EvalIT {
         try (Scorer scorer = new Scorer(dev.sqloop.common.datasource.Datasources.fromEnv(new dev.sqloop.common.config.EnvConfig(settings)))) {
             cases.forEach(c -> gold.put(c.question(), scorer.firstRunnable(c)));
         }
-        dev.sqloop.testkit.llm.OracleResponder oracle = new dev.sqloop.testkit.llm.OracleResponder(gold, dev.sqloop.embedded.DemoBatch.faultMix(), "duckdb", 7);
+        dev.sqloop.testkit.llm.OracleResponder oracle = new dev.sqloop.testkit.llm.OracleResponder(gold, dev.sqloop.embedded.pipeline.DemoBatch.faultMix(), "duckdb", 7);
         try (dev.sqloop.testkit.llm.SimulatedLlm llm = dev.sqloop.testkit.llm.SimulatedLlm.start(oracle, 7);
-             dev.sqloop.embedded.EmbeddedPipeline gateway = dev.sqloop.embedded.EmbeddedPipeline.start(work.resolve("gateway"), settings, llm, false)) {
+             dev.sqloop.embedded.pipeline.EmbeddedPipeline gateway = dev.sqloop.embedded.pipeline.EmbeddedPipeline.start(work.resolve("gateway"), settings, llm, false)) {
             dev.sqloop.cli.GatewayClient client = new dev.sqloop.cli.GatewayClient(gateway.gatewayUrl(), null);
             for (var seed : SEEDS.entrySet()) {
                 client.postJson("/v1/examples", dev.sqloop.common.JsonCodec.encodeToString(Map.of("question", seed.getKey(),

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
+import dev.sqloop.common.message.TokenUsage;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.JsonCodec;
 import java.io.ByteArrayInputStream;
@@ -58,6 +59,23 @@ class EvalReportTest {
     }
 
     @Test
+    void shouldSumTokensByKindAndPriceEachQuestionAndEachSuccess() {
+        Eval.Row a = new Eval.Row(A, 3, "succeeded", "first_attempt_success", 1, "SELECT 1", null, null, 1520,
+                new Scorer.Score(true, true, null, true, null), new TokenUsage(1500, 20, 1152, 0.001));
+        Eval.Row b = new Eval.Row(B, 3, "failed", "max_attempts", 3, null, "SELECT x", null, 4560,
+                new Scorer.Score(false, false, null, false, null), new TokenUsage(4500, 60, 3456, 0.003));
+        EvalReport r = new EvalReport(List.of(A, B), List.of(3), List.of(a, b), Map.of(3, 1.0),
+                Datasources.of(DatasourceConfig.of("dw", Dialect.DUCKDB, "jdbc:duckdb:", null, null)), Map.of());
+        EvalReport.Summary s = r.summary(3);
+        assertEquals(new TokenUsage(6000, 80, 4608, 0.004), s.usage());
+        assertEquals(0.002, s.costPerQuestion(), 1e-12);
+        assertEquals(0.004, s.costPerSuccess(), 1e-12, "the failure's cost is borne by the one success");
+        assertEquals(0.768, s.cachedShare(), 1e-12);
+        assertTrue(r.comparison().contains("3000 / 2304 (77 %) / 40"), r.comparison());
+        assertTrue(r.comparison().contains("0.002000 USD (per success 0.004000)"), r.comparison());
+    }
+
+    @Test
     void shouldWriteASelfContainedPageWithWellFormedChartsOnAxesFromZeroToOneHundred() throws Exception {
         String html = report().html();
         assertTrue(html.startsWith("<!DOCTYPE html>"));
@@ -92,7 +110,8 @@ class EvalReportTest {
         String html = Files.readString(dir.resolve("report.html"));
         String md = Files.readString(dir.resolve("report.md"));
         JsonNode json = JsonCodec.mapper().readTree(dir.resolve("report.json").toFile());
-        for (String metric : List.of("VA", "EX", "TS", "EM", "correction effectiveness", "first error")) {
+        for (String metric : List.of("VA", "EX", "TS", "EM", "correction effectiveness", "first error", "LLM cost per question",
+                "prompt / cached / output tokens per question")) {
             assertTrue(html.contains("<dt>" + metric + "</dt>"), "html defines " + metric);
             assertTrue(md.contains("- **" + metric + "**: "), "md defines " + metric);
             assertTrue(json.path("definitions").hasNonNull(metric), "json defines " + metric);

@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.embedded.EmbeddedPipeline;
+import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
 import dev.sqloop.testkit.TestDirs;
-import dev.sqloop.testkit.engines.DefogDatasets;
 import dev.sqloop.testkit.engines.HiveServer;
 import dev.sqloop.testkit.engines.PostgresServer;
 import dev.sqloop.testkit.engines.SparkThriftServer;
@@ -17,10 +16,6 @@ import dev.sqloop.testkit.llm.Fault;
 import dev.sqloop.testkit.llm.Injection;
 import dev.sqloop.testkit.llm.OracleResponder;
 import dev.sqloop.testkit.llm.SimulatedLlm;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -50,15 +45,7 @@ class OracleEvidenceIT {
     private static final String GROUPED_GOLD = "SELECT sbCustCountry, COUNT(*) AS num_customers FROM sbCustomer GROUP BY sbCustCountry";
     private static final String GROUPED_QUESTION = "How many customers are there in each country?";
     /** Datasource name → dialect: one per engine. */
-    private static final Map<String, String> ENGINES = new LinkedHashMap<>();
-
-    static {
-        ENGINES.put("duck", "duckdb");
-        ENGINES.put("pg", "postgres");
-        ENGINES.put("trino", "trino");
-        ENGINES.put("spark", "sparksql");
-        ENGINES.put("hive", "hive");
-    }
+    private static final Map<String, String> ENGINES = BatchRuns.engines();
 
     private static Path work;
     private static final Map<String, String> settings = new HashMap<>();
@@ -67,25 +54,11 @@ class OracleEvidenceIT {
     @BeforeAll
     static void engines() throws Exception {
         work = TestDirs.create("oracle-evidence-");
-        datasource(settings, "duck", "duckdb", "jdbc:duckdb:" + DefogDatasets.loadIntoDuckDb("broker", work.resolve("broker.duckdb")).toAbsolutePath(), null, null);
+        settings.putAll(BatchRuns.brokerOnEveryEngine(work));
         PostgresServer pg = PostgresServer.shared();
-        DefogDatasets.loadIntoPostgres(pg, "broker");
-        datasource(settings, "pg", "postgres", pg.jdbcUrl("broker"), PostgresServer.READER, PostgresServer.READER_PASSWORD);
         TrinoServer trino = TrinoServer.shared();
-        DefogDatasets.loadIntoTrino(trino);
-        datasource(settings, "trino", "trino", trino.jdbcUrl("memory", "broker"), "sqloop", null);
         SparkThriftServer spark = SparkThriftServer.shared();
-        try (Connection admin = spark.connect("default")) {
-            DefogDatasets.loadIntoHiveServer2(admin, "broker", spark.dataDir());
-        }
-        datasource(settings, "spark", "sparksql", spark.jdbcUrl("broker"), SparkThriftServer.USER, null);
         HiveServer hive = HiveServer.shared();
-        try (Connection admin = DriverManager.getConnection(hive.jdbcUrl("default"), "sqloop", "")) {
-            DefogDatasets.loadIntoHiveServer2(admin, "broker", hive.dataDir());
-        }
-        datasource(settings, "hive", "hive", hive.jdbcUrl("broker"), "sqloop", null);
-        // Hive compiles these in a second, but one loaded local MapReduce job (the grouped gold) can take a minute
-        settings.put("SQLOOP_DATASOURCE_HIVE_TIMEOUT", "300s");
         Path duck = work.resolve("broker.duckdb");
         readers.put("duck", () -> DriverManager.getConnection("jdbc:duckdb:" + duck.toAbsolutePath(), readOnly()));
         readers.put("pg", () -> PostgresServer.reader(pg.jdbcUrl("broker")));
@@ -106,7 +79,7 @@ class OracleEvidenceIT {
     private static List<Case> cases() {
         List<Case> out = new ArrayList<>();
         ENGINES.forEach((ds, dialect) -> {
-            for (Fault f : Fault.values()) {
+            for (Fault f : Fault.classic()) {
                 if (f == Fault.NONE) continue;
                 boolean grouped = f == Fault.MISSING_GROUP_BY;
                 out.add(new Case("[" + ds + " " + f.name().toLowerCase(Locale.ROOT) + "] " + (grouped ? GROUPED_QUESTION : QUESTION),
@@ -188,27 +161,18 @@ class OracleEvidenceIT {
         try (SimulatedLlm llm = SimulatedLlm.start(oracle, 7);
              EmbeddedPipeline pipeline = EmbeddedPipeline.start(work.resolve("pipeline"), settings, llm, false)) {
             GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
-            String batch = client.submitBatchFile(Files.writeString(work.resolve("batch.jsonl"), jsonl)).get("batchId").asText();
-            long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
-            while (!client.getPatiently("/v1/batches/" + batch, Duration.ofMinutes(1)).path("done").asBoolean()) {
-                assertTrue(System.nanoTime() < deadline, "the batch ends within 15 minutes");
-                Thread.sleep(1000);
-            }
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(client.stream("/v1/batches/" + batch + "/results"), StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    if (line.isBlank()) continue;
-                    JsonNode r = JsonCodec.mapper().readTree(line);
-                    String q = r.path("question").asText();
-                    Eval.FirstError first = Eval.firstError(client.getPatiently("/v1/questions/" + r.path("questionId").asText() + "/trace",
-                            Duration.ofSeconds(30)), r);
-                    Injection i = oracle.injectionFor(q);
-                    String cell = String.format(Locale.ROOT, "%-6s %-17s %-18s %-16s %-14s %s", datasourceOf.get(q), faults.get(q),
-                            r.path("reason").asText(), first == null ? "-" : first.category(), first == null ? "-" : first.stage(),
-                            first == null ? "(no error: the faulty SQL ran)" : oneLine(first.message()));
-                    table.add(cell);
-                    if (!"corrected_success".equals(r.path("reason").asText()) || r.path("attempts").asInt() != 2) {
-                        unrepaired.add(cell + "\n        faulty: " + i.faultyAnswer() + "\n        evidence expected: " + i.evidence());
-                    }
+            List<JsonNode> results = BatchRuns.submitAndCollect(client, work.resolve("batch.jsonl"), jsonl, Duration.ofMinutes(15));
+            for (JsonNode r : results) {
+                String q = r.path("question").asText();
+                Eval.FirstError first = Eval.firstError(client.getPatiently("/v1/questions/" + r.path("questionId").asText() + "/trace",
+                        Duration.ofSeconds(30)), r);
+                Injection i = oracle.injectionFor(q);
+                String cell = String.format(Locale.ROOT, "%-6s %-17s %-18s %-16s %-14s %s", datasourceOf.get(q), faults.get(q),
+                        r.path("reason").asText(), first == null ? "-" : first.category(), first == null ? "-" : first.stage(),
+                        first == null ? "(no error: the faulty SQL ran)" : oneLine(first.message()));
+                table.add(cell);
+                if (!"corrected_success".equals(r.path("reason").asText()) || r.path("attempts").asInt() != 2) {
+                    unrepaired.add(cell + "\n        faulty: " + i.faultyAnswer() + "\n        evidence expected: " + i.evidence());
                 }
             }
         }
@@ -217,14 +181,6 @@ class OracleEvidenceIT {
         table.forEach(System.out::println);
         assertEquals(datasourceOf.size(), table.size(), "every question has a result");
         assertEquals(List.of(), unrepaired, "every fault fails its first attempt on the engine and is repaired from the error reported");
-    }
-
-    private static void datasource(Map<String, String> settings, String name, String dialect, String url, String user, String password) {
-        String key = "SQLOOP_DATASOURCE_" + name.toUpperCase(Locale.ROOT);
-        settings.put(key + "_DIALECT", dialect);
-        settings.put(key + "_URL", url);
-        if (user != null) settings.put(key + "_USER", user);
-        if (password != null) settings.put(key + "_PASSWORD", password);
     }
 
     private static String oneLine(String s) {

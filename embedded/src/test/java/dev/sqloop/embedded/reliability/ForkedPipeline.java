@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.common.JsonCodec;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.embedded.ServiceFleet;
 import dev.sqloop.embedded.ServiceFleet.Kind;
 import dev.sqloop.testkit.ServiceJvm;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.runtime.KafkaClients;
 import dev.sqloop.embedded.ServiceFleet.Kind;
-import dev.sqloop.embedded.DemoBatch;
+import dev.sqloop.embedded.pipeline.DemoBatch;
 import dev.sqloop.testkit.Dirs;
 import dev.sqloop.testkit.EmbeddedKafka;
 import dev.sqloop.testkit.Ports;

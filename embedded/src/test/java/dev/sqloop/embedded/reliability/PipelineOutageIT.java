@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.common.SqloopHeaders;
-import dev.sqloop.common.Topics;
+import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.config.KafkaSettings;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.runtime.KafkaClients;

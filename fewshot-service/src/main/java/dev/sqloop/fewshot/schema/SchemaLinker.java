@@ -1,10 +1,10 @@
 package dev.sqloop.fewshot.schema;
 
+import dev.sqloop.common.message.ExampleIds;
 import dev.sqloop.common.message.LinkedSchema;
 import dev.sqloop.common.runtime.RefreshingValue;
 import dev.sqloop.common.runtime.Stage;
 import dev.sqloop.store.Embedder;
-import dev.sqloop.fewshot.Questions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,9 +87,9 @@ public final class SchemaLinker {
     public LinkedSchema link(String datasource, String question, float[] questionVector) throws Exception {
         List<Indexed> tables = tables(datasource);
         if (tables.isEmpty()) return new LinkedSchema(List.of());
-        LinkedSchema whole = new LinkedSchema(tables.stream().map(t -> whole(t.table())).toList());
+        LinkedSchema whole = new LinkedSchema(tables.stream().map(t -> whole(t.table())).toList(), true);
         if (LinkedSchema.estimateTokens(whole.render()) <= settings.tokenBudget()) return whole;
-        Set<String> words = stems(Questions.words(question));
+        Set<String> words = stems(words(question));
         String lowerQuestion = question.toLowerCase(Locale.ROOT);
         List<Ranked> ranked = new ArrayList<>();
         for (Indexed t : tables) ranked.add(rank(t, questionVector, words, lowerQuestion));
@@ -277,6 +277,16 @@ public final class SchemaLinker {
     }
 
     /** A crude plural strip so "orders" matches table "order" and "cities" matches "city". */
+    /**
+     * The question's words, normalized as example ids are (lower case, accents and punctuation removed): the same
+     * words {@code fewshot.Questions} compares questions by, read here from common so this package stays below fewshot's.
+     */
+    static Set<String> words(String question) {
+        Set<String> out = new HashSet<>();
+        for (String w : ExampleIds.normalize(question).split(" ")) if (!w.isEmpty()) out.add(w);
+        return out;
+    }
+
     static Set<String> stems(Set<String> words) {
         Set<String> out = new HashSet<>();
         for (String w : words) {

@@ -1,6 +1,7 @@
 package dev.sqloop.fewshot.schema;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.message.LinkedSchema;
@@ -151,6 +152,7 @@ class SchemaLinkerTest {
         LinkedSchema linked = link(linker, "How many papers did each author write?");
         assertEquals(SCHOLAR.size(), linked.tables().size());
         assertTrue(LinkedSchema.estimateTokens(linked.render()) <= SchemaLinker.Settings.DEFAULTS.tokenBudget());
+        assertTrue(linked.whole(), "marked whole: the prompt may put it in the prefix every question of the datasource shares");
     }
 
     @Test
@@ -160,6 +162,7 @@ class SchemaLinkerTest {
         LinkedSchema linked = link(linker, "Which author names wrote a paper titled Deep Learning?");
         List<String> names = linked.tables().stream().map(LinkedSchema.Table::name).toList();
         assertTrue(names.containsAll(List.of("author", "paper", "writes")), names.toString());
+        assertFalse(linked.whole(), "a ranked subset is this question's own");
     }
 
     @Test

@@ -200,6 +200,59 @@ public final class DefogDatasets {
         }
     }
 
+    /**
+     * The statements that load {@code database} into ClickHouse (chDB or a server that reads local files), as the
+     * ClickHouse database of the same name: the tables of {@link PostgresToClickHouse}, each filled from a Parquet file
+     * written under {@code workDir} from a DuckDB copy of the script (DuckDB evaluates the script's expressions, as for
+     * Hive); time columns are written as 'HH:MM:SS' text. testkit runs no ClickHouse itself (the chdb module depends on
+     * it): the caller runs the statements, in order.
+     */
+    public static List<String> clickHouseLoad(String database, Path workDir) {
+        try {
+            Path dir = Files.createDirectories(workDir.toAbsolutePath().resolve(database));
+            Path duck = loadIntoDuckDb(database, dir.resolve(database + ".duckdb"));
+            String script = Files.readString(script(database));
+            List<String> out = new ArrayList<>(PostgresToClickHouse.createStatements(script, database));
+            try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + duck, new Properties()); Statement st = c.createStatement()) {
+                for (PostgresToClickHouse.Table t : PostgresToClickHouse.tables(script)) {
+                    Path parquet = dir.resolve(t.name() + ".parquet");
+                    List<String> select = new ArrayList<>();
+                    for (Map.Entry<String, String> col : t.columns().entrySet()) {
+                        String q = PostgresToTrino.quote(col.getKey());
+                        boolean time = col.getValue().contains("String") && isTime(c, t.name(), col.getKey());
+                        // named as the ClickHouse table is (lower case): ClickHouse fills a table from a file by column name,
+                        // case-sensitively, where DuckDB kept the script's spelling (sbCustJoinDate)
+                        select.add((time ? "CAST(" + q + " AS VARCHAR)" : q) + " AS " + q);
+                    }
+                    st.execute("COPY (SELECT " + String.join(", ", select) + " FROM " + PostgresToTrino.quote(t.name()) + ") TO '"
+                            + parquet.toString().replace("'", "''") + "' (FORMAT PARQUET)");
+                    out.add("INSERT INTO " + PostgresToClickHouse.quote(database) + "." + PostgresToClickHouse.quote(t.name())
+                            + " SELECT * FROM file('" + parquet.toString().replace("\\", "\\\\").replace("'", "\\'") + "', Parquet)");
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("writing " + database + " for ClickHouse failed", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static boolean isTime(Connection c, String table, String column) throws SQLException {
+        try (var ps = c.prepareStatement("SELECT data_type FROM information_schema.columns WHERE table_name = ? AND column_name = ?")) {
+            ps.setString(1, table);
+            ps.setString(2, column);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getString(1).toUpperCase(Locale.ROOT).startsWith("TIME") && !rs.getString(1).toUpperCase(Locale.ROOT).startsWith("TIMESTAMP");
+            }
+        }
+    }
+
+    /** A PostgreSQL query on a defog database in ClickHouse's dialect ({@link PostgresToClickHouse#query}). */
+    public static String clickHouseQuery(String postgresSql) {
+        return PostgresToClickHouse.query(postgresSql);
+    }
+
     /** Writes {@code database} into a new DuckDB file at {@code file} (translated); returns the file. */
     public static Path loadIntoDuckDb(String database, Path file) {
         try {

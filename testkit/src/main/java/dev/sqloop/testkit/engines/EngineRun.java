@@ -63,9 +63,26 @@ final class EngineRun {
     }
 
     /** What another JVM needs to use a running engine: its process, its folder and named values (ports). */
-    record Record(long pid, Path dir, Map<String, String> values) {
+    record Record(long pid, Path dir, Map<String, String> values, long started) {
         Record {
             values = Map.copyOf(values);
+        }
+
+        /** A record of a process this JVM just started: its start time tells it from a later process given its pid. */
+        Record(long pid, Path dir, Map<String, String> values) {
+            this(pid, dir, values, startMillis(pid));
+        }
+
+        private static long startMillis(long pid) {
+            return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(java.time.Instant::toEpochMilli).orElse(-1L);
+        }
+
+        /**
+         * The recorded engine is still running: its pid is alive and started when the recorded one did. Pids are reused
+         * (pid_max 32,768 here): a dead engine's pid may belong to any process by now, which must never be signalled.
+         */
+        boolean running() {
+            return started >= 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && startMillis(pid) == started;
         }
 
         int port(String name) {
@@ -78,6 +95,7 @@ final class EngineRun {
             Properties p = new Properties();
             p.setProperty("pid", Long.toString(pid));
             p.setProperty("dir", dir.toString());
+            p.setProperty("started", Long.toString(started));
             values.forEach((k, v) -> p.setProperty("value." + k, v));
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
             try (Writer w = Files.newBufferedWriter(tmp)) {
@@ -94,7 +112,8 @@ final class EngineRun {
             Map<String, String> values = new TreeMap<>();
             p.stringPropertyNames().stream().filter(k -> k.startsWith("value."))
                     .forEach(k -> values.put(k.substring("value.".length()), p.getProperty(k)));
-            return new Record(Long.parseLong(p.getProperty("pid")), Path.of(p.getProperty("dir")), values);
+            return new Record(Long.parseLong(p.getProperty("pid")), Path.of(p.getProperty("dir")), values,
+                    Long.parseLong(p.getProperty("started", "-1")));
         }
     }
 
@@ -117,7 +136,7 @@ final class EngineRun {
                  FileLock ignored = ch.lock()) {
                 if (Files.isRegularFile(file)) {
                     Record r = Record.read(file);
-                    if (ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false)) {
+                    if (r.running()) {
                         EngineProcess.resume(r.pid()); // a test that froze it may have crashed before thawing it
                         T engine = attach.apply(r);
                         try {

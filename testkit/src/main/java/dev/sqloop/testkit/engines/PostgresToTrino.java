@@ -86,14 +86,7 @@ public final class PostgresToTrino {
     public static Map<String, String> columnTypes(String postgresScript) {
         Map<String, String> types = new HashMap<>();
         Set<String> conflicting = new HashSet<>();
-        for (String source : SqlScript.split(postgresScript)) {
-            Statement parsed;
-            try {
-                parsed = CCJSqlParserUtil.parse(source);
-            } catch (JSQLParserException e) {
-                continue;
-            }
-            if (!(parsed instanceof CreateTable create)) continue;
+        for (CreateTable create : SqlScript.createTables(postgresScript)) {
             for (TrinoColumn c : columns(create)) {
                 String type = c.type().replace(" NOT NULL", "");
                 String before = types.putIfAbsent(c.name(), type);

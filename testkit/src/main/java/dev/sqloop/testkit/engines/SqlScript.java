@@ -2,10 +2,26 @@ package dev.sqloop.testkit.engines;
 
 import java.util.ArrayList;
 import java.util.List;
+import net.sf.jsqlparser.JSQLParserException;
+import net.sf.jsqlparser.parser.CCJSqlParserUtil;
+import net.sf.jsqlparser.statement.create.table.CreateTable;
 
 /** Splits a PostgreSQL script into statements at top-level semicolons (outside quotes, comments and dollar quotes). */
 public final class SqlScript {
     private SqlScript() {}
+
+    /** The script's {@code CREATE TABLE} statements as JSqlParser reads them, in order; other and unreadable statements left out. */
+    public static List<CreateTable> createTables(String script) {
+        List<CreateTable> out = new ArrayList<>();
+        for (String source : split(script)) {
+            try {
+                if (CCJSqlParserUtil.parse(source) instanceof CreateTable c) out.add(c);
+            } catch (JSQLParserException e) {
+                // not a statement JSqlParser reads: not a table of the script
+            }
+        }
+        return out;
+    }
 
     public static List<String> split(String script) {
         List<String> out = new ArrayList<>();

@@ -47,6 +47,28 @@ public final class OracleResponder implements Responder {
     private final Map<String, String> dialects;
     private final long seed;
     private final Map<String, Injection> injections = new ConcurrentHashMap<>();
+    /** Questions whose first answer reads one table whole (the cost guard's case): question → table. */
+    private final Map<String, String> costly = new ConcurrentHashMap<>();
+    /** Issue 50's silent variants: which candidates answer one (none by default). */
+    private Silent silent = Silent.NONE;
+    /** The line the generator adds to candidate k's prompt ("Candidate 2 of 3: …"); absent: candidate 1. */
+    private static final Pattern CANDIDATE = Pattern.compile("(?i)\\bcandidate\\s+(\\d+)\\s+of\\s+\\d+");
+
+    /**
+     * @param rate the share of candidates that answer a silent variant, drawn per question and candidate from the seed
+     * @param byQuestion question → the candidates (1-based) that answer one, whatever the rate
+     */
+    private record Silent(double rate, Map<String, Set<Integer>> byQuestion) {
+        static final Silent NONE = new Silent(0, Map.of());
+    }
+
+    private OracleResponder silent(Silent s) {
+        this.silent = s;
+        return this;
+    }
+
+    /** An estimate as the cost guard words it: "estimates 56 rows", "estimates 1.2 GB". */
+    private static final Pattern ESTIMATE = Pattern.compile("estimat\\w*\\s+~?\\d");
 
     /**
      * @param gold question → gold SQL
@@ -71,21 +93,113 @@ public final class OracleResponder implements Responder {
         this.seed = seed;
     }
 
-    /** Every fault except NONE with equal weight. */
+    /** Every classic fault except NONE with equal weight (issue 46's signal kinds are opt-in: {@link #signalMix()}). */
     public static Map<Fault, Double> uniformMix() {
         Map<Fault, Double> m = new EnumMap<>(Fault.class);
-        for (Fault f : Fault.values()) if (f != Fault.NONE) m.put(f, 1.0);
+        for (Fault f : Fault.classic()) if (f != Fault.NONE) m.put(f, 1.0);
+        return m;
+    }
+
+    /** Issue 46's signal kinds with equal weight, and NONE as often as the demo's mix answers right at once (35 %). */
+    public static Map<Fault, Double> signalMix() {
+        Map<Fault, Double> m = new EnumMap<>(Fault.class);
+        m.put(Fault.NONE, 0.35);
+        for (Fault f : Fault.signal()) m.put(f, 0.65 / Fault.signal().size());
         return m;
     }
 
     /** The same oracle with fixed faults for some questions (tests that need one fault per question). */
     public OracleResponder withFaults(Map<String, Fault> faults) {
-        return new OracleResponder(gold, faults, mix, dialect, dialects, seed);
+        return new OracleResponder(gold, faults, mix, dialect, dialects, seed).silent(silent);
     }
 
     /** The same oracle with the dialect of some questions given (a dataset over datasources of several engines). */
     public OracleResponder withDialects(Map<String, String> byQuestion) {
-        return new OracleResponder(gold, assigned, mix, dialect, byQuestion, seed);
+        return new OracleResponder(gold, assigned, mix, dialect, byQuestion, seed).silent(silent);
+    }
+
+    /**
+     * The same oracle, answering some questions first with a read of a whole table ({@code SELECT * FROM table}): SQL
+     * that runs and is wrong only in what it costs, so only a cost budget refuses it. A correction request gets the
+     * question's own answer only when it carries the cost guard's evidence ({@link #costEvidenceIn}), else the same read
+     * again. Call it after {@link #withFaults} and {@link #withDialects}, which do not carry it over.
+     */
+    public OracleResponder withCostlyFirstAnswers(Map<String, String> tableByQuestion) {
+        OracleResponder copy = new OracleResponder(gold, assigned, mix, dialect, dialects, seed).silent(silent);
+        copy.costly.putAll(costly);
+        copy.costly.putAll(tableByQuestion);
+        return copy;
+    }
+
+    /**
+     * The same oracle, wrong silently on a share of its first answers (issue 50): each candidate k of a question (the
+     * generator's "Candidate k of n" line; none: candidate 1) answers, with probability {@code rate} drawn from the seed,
+     * a {@linkplain Fault#SILENT_VARIANT silent variant} of the gold SQL that runs and returns another answer. Candidate 1
+     * otherwise keeps its fault of the mix (and its repair); candidates 2 on otherwise answer the gold SQL (a classic
+     * mistake of theirs would only fail and not vote). The same question and candidate always get the same answer, so
+     * N = 1, 3, 5 see the same candidate 1. Corrections are answered as before.
+     */
+    public OracleResponder withSilentVariants(double rate) {
+        if (rate < 0 || rate > 1) throw new IllegalArgumentException("rate must be in [0, 1], was " + rate);
+        return copy().silent(new Silent(rate, silent.byQuestion()));
+    }
+
+    /** The same oracle, answering a silent variant for the given candidates (1-based) of the given questions (tests). */
+    public OracleResponder withSilentCandidates(Map<String, Set<Integer>> byQuestion) {
+        return copy().silent(new Silent(silent.rate(), Map.copyOf(byQuestion)));
+    }
+
+    private OracleResponder copy() {
+        OracleResponder copy = new OracleResponder(gold, assigned, mix, dialect, dialects, seed);
+        copy.costly.putAll(costly);
+        return copy;
+    }
+
+    /**
+     * The silent variant candidate {@code k} of a question answers, or null when it answers otherwise (or no variant
+     * applies to the gold SQL). Variants are tried from one that depends on the question and k, so two wrong
+     * candidates of a question usually differ.
+     */
+    public String silentVariantFor(String question, int k) {
+        boolean listed = silent.byQuestion().getOrDefault(question, Set.of()).contains(k);
+        if (!listed && !(silent.rate() > 0 && uniform(seed, question, k) < silent.rate())) return null;
+        String sql = gold.get(question);
+        if (sql == null) return null;
+        sql = sql.strip();
+        while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
+        List<String> variants = SilentVariants.of(sql);
+        if (variants.isEmpty()) return null;
+        return variants.get(Math.floorMod(question.hashCode() + k - 1, variants.size()));
+    }
+
+    /**
+     * A draw in [0, 1) for a question's candidate, independent across candidates: SplitMix64's finalizer over the seed,
+     * the question and k (java.util.Random's first values for neighbouring seeds are close, which made every candidate of
+     * a question silent together or not at all).
+     */
+    static double uniform(long seed, String question, int k) {
+        long z = seed * 0x9E3779B97F4A7C15L + question.hashCode() * 0xBF58476D1CE4E5B9L + k * 0x94D049BB133111EBL;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        return (z >>> 11) * 0x1.0p-53;
+    }
+
+    /** The costly first answer for a question given to {@link #withCostlyFirstAnswers}. */
+    public static String costlyAnswer(String table) {
+        return "SELECT * FROM " + table;
+    }
+
+    /**
+     * Whether {@code message} carries the evidence of a too-expensive read of {@code table}: the table's name and an
+     * estimate ("estimates 56 rows"), outside the costly answer and the question, which hold the name trivially.
+     */
+    public static boolean costEvidenceIn(String message, String question, String table) {
+        if (message == null) return false;
+        String answer = costlyAnswer(table);
+        String residue = remove(remove(remove(Questions.squash(message), Questions.squash(answer)), answer), Questions.squash(question))
+                .toLowerCase(Locale.ROOT);
+        return residue.contains(table.toLowerCase(Locale.ROOT)) && ESTIMATE.matcher(residue).find();
     }
 
     /** The dialect a question's mistakes and error texts are made for. */
@@ -111,11 +225,52 @@ public final class OracleResponder implements Responder {
     public String respond(ChatCall call) {
         String question = index.identify(call.lastUser());
         if (question == null) return ScriptedResponder.UNKNOWN_QUESTION;
+        if (call.lastUser().contains(COMPARE)) return compare(question, call);
+        String table = costly.get(question);
+        if (table != null && !(isCorrection(call.lastUser()) && costEvidenceIn(call.lastUser(), question, table))) {
+            return format(costlyAnswer(table), call.jsonMode());
+        }
+        boolean correction0 = isCorrection(call.lastUser());
+        if (!correction0) {
+            Matcher k = CANDIDATE.matcher(call.lastUser());
+            int candidate = k.find() ? Integer.parseInt(k.group(1)) : 1;
+            String variant = silentVariantFor(question, candidate);
+            if (variant != null) return format(variant, call.jsonMode());
+            if (candidate > 1) return format(injectionFor(question).goldSql(), call.jsonMode());
+        }
         Injection injection = injectionFor(question);
         if (injection.fault() == Fault.NONE) return format(injection.goldSql(), call.jsonMode());
         boolean correction = isCorrection(call.lastUser());
         if (correction && carriesEvidence(call.lastUser(), injection)) return format(injection.goldSql(), call.jsonMode());
         return injection.answerIsSql() ? format(injection.faultyAnswer(), call.jsonMode()) : injection.faultyAnswer();
+    }
+
+    /** The generator's pairwise tie-break line (issue 50; its {@code PairwiseTieBreak.ASK}). */
+    static final String COMPARE = "Compare candidate A and candidate B";
+    private static final Pattern COMPARED_SQL = Pattern.compile("(?s)Candidate ([AB]):\\n```sql\\n(.*?)\\n```");
+
+    /**
+     * A pairwise comparison, decided as an oracle can: the candidate whose SQL is the question's gold SQL (spacing, case and
+     * a trailing semicolon aside), else the first (A). Deterministic, so a test knows which candidate wins.
+     */
+    private String compare(String question, ChatCall call) {
+        String gold = sameText(injectionFor(question).goldSql());
+        Matcher m = COMPARED_SQL.matcher(call.lastUser());
+        String a = null;
+        String b = null;
+        while (m.find()) {
+            if (m.group(1).equals("A") && a == null) a = sameText(m.group(2));
+            if (m.group(1).equals("B") && b == null) b = sameText(m.group(2));
+        }
+        boolean chooseB = gold.equals(b) && !gold.equals(a);
+        String reason = chooseB ? "candidate B is the gold SQL" : gold.equals(a) ? "candidate A is the gold SQL" : "neither is the gold SQL: the first";
+        if (!call.jsonMode()) return "CHOICE: " + (chooseB ? "B" : "A") + "\nREASON: " + reason;
+        return JsonNodeFactory.instance.objectNode().put("choice", chooseB ? "B" : "A").put("reason", reason).toString();
+    }
+
+    private static String sameText(String sql) {
+        String s = Questions.squash(sql);
+        return s.endsWith(";") ? s.substring(0, s.length() - 1).strip() : s;
     }
 
     static boolean isCorrection(String user) {
@@ -194,6 +349,19 @@ public final class OracleResponder implements Responder {
             case PROSE -> new Injection(Fault.PROSE, q, sql,
                     "To answer this you would look at the relevant table and count the matching rows.",
                     null, null, null, List.of("not a sql statement"));
+            case FOREIGN_TOP -> foreignTop(q, sql, dialect);
+            case FOREIGN_QUOTING -> foreignQuoting(q, sql, dialect);
+            case FOREIGN_NULL_FUNCTION -> foreignNullFunction(q, sql, dialect);
+            case FOREIGN_DATE_FUNCTION -> foreignDateFunction(q, sql, dialect);
+            case FOREIGN_LIMIT_OFFSET -> foreignLimitOffset(q, sql, dialect);
+            case AGGREGATE_IN_WHERE -> aggregateInWhere(q, sql, dialect);
+            case WINDOW_IN_WHERE -> windowInWhere(q, sql, dialect);
+            case SILENT_JOIN -> silentJoin(q, sql);
+            case SILENT_VARIANT -> {
+                List<String> variants = SilentVariants.of(sql);
+                yield variants.isEmpty() ? null : new Injection(Fault.SILENT_VARIANT, q, sql,
+                        variants.get(Math.floorMod(q.hashCode(), variants.size())), null, null, null, List.of("no evidence: it runs"));
+            }
         };
     }
 
@@ -211,6 +379,25 @@ public final class OracleResponder implements Responder {
     }
 
     private Injection wrongColumn(String q, String sql, String dialect) {
+        Tok t = firstColumn(sql);
+        if (t == null) return null;
+        String wrong = t.text() + "_nm";
+        String faulty = sql.substring(0, t.start()) + wrong + sql.substring(t.end());
+        String message = switch (dialect) {
+            case "duckdb" -> "Binder Error: Referenced column \"" + wrong + "\" not found in FROM clause!\nCandidate bindings: \"" + t.text() + "\"";
+            case "sparksql", "spark" -> "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" + wrong
+                    + "` cannot be resolved. Did you mean one of the following? [`" + t.text() + "`].; line 1 pos 7;";
+            case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10004]: Line 1:7 Invalid table alias or column reference '"
+                    + wrong + "': (possible column names are: " + t.text() + ")";
+            case "postgres" -> "ERROR: column \"" + wrong.toLowerCase(Locale.ROOT) + "\" does not exist";
+            // Trino folds an unquoted name to lower case in its message
+            default -> "line 1:8: Column '" + wrong.toLowerCase(Locale.ROOT) + "' cannot be resolved";
+        };
+        return new Injection(Fault.WRONG_COLUMN, q, sql, faulty, "column_not_found", message, wrong, List.of(wrong));
+    }
+
+    /** The first token that reads as a column name (not a keyword, function, table, alias or qualifier). */
+    private static Tok firstColumn(String sql) {
         List<Tok> toks = tokens(sql);
         for (int i = 0; i < toks.size(); i++) {
             Tok t = toks.get(i);
@@ -224,19 +411,7 @@ public final class OracleResponder implements Responder {
             if (i + 1 < toks.size() && isWord(next) && !KEYWORDS.contains(next.toLowerCase(Locale.ROOT)) && !prev.equals(".")) {
                 continue; // "t alias" pairs
             }
-            String wrong = t.text() + "_nm";
-            String faulty = sql.substring(0, t.start()) + wrong + sql.substring(t.end());
-            String message = switch (dialect) {
-                case "duckdb" -> "Binder Error: Referenced column \"" + wrong + "\" not found in FROM clause!\nCandidate bindings: \"" + t.text() + "\"";
-                case "sparksql", "spark" -> "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function parameter with name `" + wrong
-                        + "` cannot be resolved. Did you mean one of the following? [`" + t.text() + "`].; line 1 pos 7;";
-                case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10004]: Line 1:7 Invalid table alias or column reference '"
-                        + wrong + "': (possible column names are: " + t.text() + ")";
-                case "postgres" -> "ERROR: column \"" + wrong.toLowerCase(Locale.ROOT) + "\" does not exist";
-                // Trino folds an unquoted name to lower case in its message
-                default -> "line 1:8: Column '" + wrong.toLowerCase(Locale.ROOT) + "' cannot be resolved";
-            };
-            return new Injection(Fault.WRONG_COLUMN, q, sql, faulty, "column_not_found", message, wrong, List.of(wrong));
+            return t;
         }
         return null;
     }
@@ -370,5 +545,215 @@ public final class OracleResponder implements Responder {
             default -> "line 1:" + (m.start() + 1) + ": mismatched input 'SELEC'. Expecting: 'ALTER', 'ANALYZE', 'CALL', 'SELECT', 'WITH', <query>";
         };
         return new Injection(Fault.KEYWORD_TYPO, q, sql, faulty, "syntax_error", message, "SELEC", List.of("'selec'", "\"selec\""));
+    }
+
+    // ------------------------------------------------------------------ issue 46's signal kinds (opt-in)
+
+    private static final Pattern SELECT_HEAD = Pattern.compile("(?i)^(\\s*(?:WITH\\b.*?\\)\\s*)?SELECT\\s+(?:DISTINCT\\s+)?)", Pattern.DOTALL);
+    private static final Pattern TRAILING_LIMIT = Pattern.compile("(?i)\\s+LIMIT\\s+(\\d+)\\s*$");
+
+    private static boolean hiveLike(String dialect) {
+        return dialect.equals("hive") || dialect.equals("sparksql") || dialect.equals("spark");
+    }
+
+    /** The name a dialect's messages use. */
+    private static String displayName(String dialect) {
+        return switch (dialect) {
+            case "duckdb" -> "DuckDB";
+            case "sparksql", "spark" -> "Spark SQL";
+            case "hive" -> "Hive";
+            case "postgres" -> "PostgreSQL";
+            case "presto" -> "Presto";
+            default -> "Trino";
+        };
+    }
+
+    /** {@code SELECT TOP n …} for a gold ending in {@code LIMIT n}: the validator names TOP and this dialect's LIMIT. */
+    private Injection foreignTop(String q, String sql, String dialect) {
+        Matcher limit = TRAILING_LIMIT.matcher(sql);
+        Matcher head = SELECT_HEAD.matcher(sql);
+        if (!limit.find() || !head.find()) return null;
+        String n = limit.group(1);
+        String faulty = head.group(1) + "TOP " + n + " " + sql.substring(head.end(1), limit.start());
+        String message = "SELECT TOP " + n + " is SQL Server's; " + displayName(dialect) + " writes LIMIT " + n + " at the end of the query";
+        return new Injection(Fault.FOREIGN_TOP, q, sql, faulty, "syntax_error", message, "TOP", List.of("sql server", "limit " + n));
+    }
+
+    /**
+     * A column quoted with MySQL's backticks, or where backticks are the dialect's own (Hive, Spark) with SQL Server's
+     * brackets; every occurrence of that column, as a model that quotes does.
+     */
+    private Injection foreignQuoting(String q, String sql, String dialect) {
+        Tok column = firstColumn(sql);
+        if (column == null) return null;
+        boolean brackets = hiveLike(dialect);
+        String quoted = brackets ? "[" + column.text() + "]" : "`" + column.text() + "`";
+        StringBuilder faulty = new StringBuilder();
+        int from = 0;
+        for (Tok t : tokens(sql)) {
+            if (!t.text().equals(column.text())) continue;
+            faulty.append(sql, from, t.start()).append(quoted);
+            from = t.end();
+        }
+        faulty.append(sql.substring(from));
+        String message = brackets
+                ? "a bracketed name " + quoted + " is SQL Server's quoting; " + displayName(dialect) + " quotes a name with backticks: `" + column.text() + "`"
+                : "backtick quotes (" + quoted + ") are MySQL's, Hive's and Spark's; " + displayName(dialect)
+                + " quotes a name with double quotes: \"" + column.text() + "\"";
+        return new Injection(Fault.FOREIGN_QUOTING, q, sql, faulty.toString(), "syntax_error", message, brackets ? "[" : "`",
+                brackets ? List.of("sql server's quoting", "bracketed name") : List.of("backtick", "double quotes"));
+    }
+
+    /**
+     * MySQL's {@code IFNULL} where the dialect lacks it (PostgreSQL, Trino, Hive), Oracle's {@code NVL} on DuckDB (which
+     * has IFNULL), wrapped around the gold's first SUM/AVG (or replacing its first COALESCE) as models write it. Spark
+     * has IFNULL, NVL and ISNULL: none is foreign there, so not made.
+     */
+    private Injection foreignNullFunction(String q, String sql, String dialect) {
+        if (dialect.equals("sparksql") || dialect.equals("spark")) return null;
+        String fn = dialect.equals("duckdb") ? "NVL" : "IFNULL";
+        String faulty;
+        Matcher coalesce = Pattern.compile("(?i)\\bCOALESCE\\s*\\(").matcher(sql);
+        if (coalesce.find()) {
+            faulty = sql.substring(0, coalesce.start()) + fn + "(" + sql.substring(coalesce.end());
+        } else {
+            Matcher agg = Pattern.compile("(?i)\\b(?:SUM|AVG)\\s*\\(").matcher(sql);
+            if (!agg.find()) return null;
+            int close = closingParen(sql, agg.end() - 1);
+            if (close < 0) return null;
+            faulty = sql.substring(0, agg.start()) + fn + "(" + sql.substring(agg.start(), close + 1) + ", 0)" + sql.substring(close + 1);
+        }
+        String name = fn.toLowerCase(Locale.ROOT);
+        String message = "function " + name + "() is not " + displayName(dialect) + "'s (it is another engine's): "
+                + displayName(dialect) + " writes COALESCE(a, b)";
+        return new Injection(Fault.FOREIGN_NULL_FUNCTION, q, sql, faulty, "unsupported_function", message, name, List.of("coalesce"));
+    }
+
+    /**
+     * A period label in MySQL's {@code DATE_FORMAT} where the dialect lacks it (PostgreSQL, DuckDB), else SQL Server's
+     * {@code GETDATE()} (Trino, Spark and Hive have DATE_FORMAT). The evidence is this dialect's equivalent.
+     */
+    private Injection foreignDateFunction(String q, String sql, String dialect) {
+        Matcher head = SELECT_HEAD.matcher(sql);
+        if (!head.find()) return null;
+        boolean dateFormat = dialect.equals("postgres") || dialect.equals("duckdb");
+        String expr = dateFormat ? "DATE_FORMAT(current_date, '%Y-%m')" : "GETDATE()";
+        String faulty = head.group(1) + expr + " AS period_label, " + sql.substring(head.end(1));
+        String equivalent = dateFormat ? (dialect.equals("postgres") ? "to_char" : "strftime") : "current_timestamp";
+        String fn = dateFormat ? "date_format" : "getdate";
+        String message = "function " + fn + "() is not " + displayName(dialect) + "'s (it is another engine's): "
+                + displayName(dialect) + " writes " + equivalent;
+        return new Injection(Fault.FOREIGN_DATE_FUNCTION, q, sql, faulty, "unsupported_function", message, fn, List.of(equivalent));
+    }
+
+    /** MySQL's {@code LIMIT 0, n} for a gold ending in {@code LIMIT n}; Hive writes it so itself, so not made there. */
+    private Injection foreignLimitOffset(String q, String sql, String dialect) {
+        if (dialect.equals("hive")) return null;
+        Matcher limit = TRAILING_LIMIT.matcher(sql);
+        if (!limit.find()) return null;
+        String n = limit.group(1);
+        String faulty = sql.substring(0, limit.start()) + " LIMIT 0, " + n;
+        boolean trino = dialect.equals("trino") || dialect.equals("presto");
+        String message = "LIMIT 0, " + n + " (offset, count) is MySQL's; " + displayName(dialect) + " writes "
+                + (trino ? "OFFSET 0 LIMIT " + n : "LIMIT " + n + " OFFSET 0");
+        return new Injection(Fault.FOREIGN_LIMIT_OFFSET, q, sql, faulty, "syntax_error", message, "LIMIT", List.of("mysql", "offset"));
+    }
+
+    private static final Pattern HAVING = Pattern.compile(
+            "(?i)\\s+HAVING\\s+(.+?)(?=\\s+(?:ORDER|LIMIT|QUALIFY|WINDOW|UNION)\\b|$)", Pattern.DOTALL);
+    private static final Pattern GROUP_BY_KEYWORD = Pattern.compile("(?i)\\s+GROUP\\s+BY\\b");
+    private static final Pattern WHERE_KEYWORD = Pattern.compile("(?i)\\bWHERE\\b");
+
+    /**
+     * The gold's HAVING condition moved into WHERE (an outside run's commonest aggregate misuse), or on a gold that groups
+     * without HAVING, {@code COUNT(*) > 0} in WHERE. The evidence is the advice that fits: HAVING.
+     */
+    private Injection aggregateInWhere(String q, String sql, String dialect) {
+        if (blocks(sql) != 1) return null; // one block: the clauses found are the query's own
+        Matcher group = GROUP_BY_KEYWORD.matcher(sql);
+        if (!group.find()) return null;
+        Matcher having = HAVING.matcher(sql);
+        String condition;
+        String rest;
+        if (having.find(group.end())) {
+            condition = having.group(1).strip();
+            rest = sql.substring(0, having.start()) + sql.substring(having.end());
+        } else {
+            condition = "COUNT(*) > 0";
+            rest = sql;
+        }
+        String before = rest.substring(0, group.start());
+        String faulty = (WHERE_KEYWORD.matcher(before).find() ? before + " AND " + condition : before + " WHERE " + condition)
+                + rest.substring(group.start());
+        String message = "aggregate function in WHERE: " + condition + " — WHERE filters rows before they are grouped; move the"
+                + " condition to HAVING after GROUP BY, or compute the aggregate in a subquery and filter outside it";
+        return new Injection(Fault.AGGREGATE_IN_WHERE, q, sql, faulty, "aggregation_error", message, null, List.of("having"));
+    }
+
+    private static final Pattern ORDER_LIMIT = Pattern.compile("(?i)\\s+ORDER\\s+BY\\s+(.+?)\\s+LIMIT\\s+(\\d+)\\s*$", Pattern.DOTALL);
+
+    /** The gold's {@code ORDER BY k LIMIT n} written as a row number filtered in WHERE (no GROUP BY: one block's rows). */
+    private Injection windowInWhere(String q, String sql, String dialect) {
+        if (blocks(sql) != 1 || GROUP_BY_KEYWORD.matcher(sql).find()) return null;
+        Matcher m = ORDER_LIMIT.matcher(sql);
+        if (!m.find()) return null;
+        String before = sql.substring(0, m.start());
+        String filter = "ROW_NUMBER() OVER (ORDER BY " + m.group(1).strip() + ") <= " + m.group(2);
+        String faulty = WHERE_KEYWORD.matcher(before).find() ? before + " AND " + filter : before + " WHERE " + filter;
+        String message = "window function in WHERE: row_number() OVER (…) — WHERE chooses rows before window functions see them;"
+                + " compute it in a subquery or CTE and filter on it in the outer query";
+        return new Injection(Fault.WINDOW_IN_WHERE, q, sql, faulty, "aggregation_error", message, "row_number",
+                List.of("window function"));
+    }
+
+    private static final Pattern JOIN_ON = Pattern.compile(
+            "(?i)\\bON\\s+([A-Za-z_][A-Za-z0-9_]*)\\.([A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*([A-Za-z_][A-Za-z0-9_]*)\\.([A-Za-z_][A-Za-z0-9_]*)");
+
+    private static boolean idLike(String column) {
+        return column.toLowerCase(Locale.ROOT).endsWith("id");
+    }
+
+    /**
+     * A join on the wrong key: in the first {@code ON a.xId = b.yId}, the id column of one side replaced by a non-id column
+     * of the same alias that the SQL uses elsewhere ({@code c.sbCustName = t.sbTxCustId}). Of the same type on the defog
+     * schemas (text ids), so every engine runs it and returns no rows; only an empty-answer finding names it. The
+     * evidence is that finding: the query returned no rows.
+     */
+    static Injection silentJoin(String q, String sql) {
+        Matcher on = JOIN_ON.matcher(sql);
+        if (!on.find() || !idLike(on.group(2)) || !idLike(on.group(4))) return null;
+        for (int side : new int[] {1, 3}) {
+            String alias = on.group(side);
+            Matcher used = Pattern.compile("(?i)\\b" + Pattern.quote(alias) + "\\.([A-Za-z_][A-Za-z0-9_]*)").matcher(sql);
+            while (used.find()) {
+                String column = used.group(1);
+                if (idLike(column)) continue;
+                int start = on.start(side + 1);
+                String faulty = sql.substring(0, start) + column + sql.substring(on.end(side + 1));
+                String other = side == 1 ? on.group(3) + "." + on.group(4) : on.group(1) + "." + on.group(2);
+                String message = "the query returned no rows; the join compares " + alias + "." + column + " with " + other;
+                return new Injection(Fault.SILENT_JOIN, q, sql, faulty, "join_error", message, alias + "." + column,
+                        List.of("returned no rows"));
+            }
+        }
+        return null;
+    }
+
+    private static int blocks(String sql) {
+        Matcher m = Pattern.compile("(?i)\\bSELECT\\b").matcher(sql);
+        int n = 0;
+        while (m.find()) n++;
+        return n;
+    }
+
+    /** The index of the parenthesis closing the one at {@code open}, or -1. */
+    private static int closingParen(String sql, int open) {
+        int depth = 0;
+        for (int i = open; i < sql.length(); i++) {
+            char c = sql.charAt(i);
+            if (c == '(') depth++;
+            else if (c == ')' && --depth == 0) return i;
+        }
+        return -1;
     }
 }

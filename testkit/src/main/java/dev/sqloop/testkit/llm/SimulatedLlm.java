@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -24,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A simulated LLM behind a real HTTP server on a free loopback port, speaking the OpenAI chat-completions API
- * ({@code POST /v1/chat/completions}) and Ollama's ({@code POST /api/chat}), so the generator is always tested
+ * ({@code POST /v1/chat/completions}), Anthropic's Messages API ({@code POST /v1/messages}, with its prompt-cache
+ * breakpoints) and Ollama's ({@code POST /api/chat}), so the generator is always tested
  * through its real langchain4j client. A {@link Responder} decides the answers ({@link ScriptedResponder},
  * {@link OracleResponder}); {@link Faults} injects latency, 429 with Retry-After, 5xx, slow and malformed
  * responses. Every request is recorded so tests can assert on the prompts.
@@ -36,6 +36,7 @@ public final class SimulatedLlm implements AutoCloseable {
     private final HttpServer server;
     private final Responder responder;
     private final Faults faults = new Faults();
+    private final PromptCache promptCache = new PromptCache();
     private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
     private final Random random;
     private final AtomicLong ids = new AtomicLong();
@@ -43,6 +44,8 @@ public final class SimulatedLlm implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder drawnLatencyNanos = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder handlingNanos = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean recording = true;
+    private final SimulatedBatches batches;
+    private final SimulatedMessageBatches messageBatches;
 
     private final java.util.concurrent.ExecutorService handlers;
 
@@ -56,6 +59,25 @@ public final class SimulatedLlm implements AutoCloseable {
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         server.createContext("/v1/chat/completions", ex -> handle(ex, "openai"));
         server.createContext("/api/chat", ex -> handle(ex, "ollama"));
+        server.createContext("/v1/messages", ex -> handle(ex, "anthropic"));
+        this.batches = new SimulatedBatches(this::batchAnswer);
+        server.createContext("/v1/files", ex -> {
+            try (ex) {
+                batches.handleFiles(ex);
+            }
+        });
+        // the longest matching context wins: /v1/messages/batches is not taken for an online /v1/messages call
+        this.messageBatches = new SimulatedMessageBatches(this::messageBatchAnswer);
+        server.createContext("/v1/messages/batches", ex -> {
+            try (ex) {
+                messageBatches.handle(ex);
+            }
+        });
+        server.createContext("/v1/batches", ex -> {
+            try (ex) {
+                batches.handleBatches(ex);
+            }
+        });
         // Platform threads, not virtual ones: the simulator stands in for a remote server, so its handlers must not
         // wait for a carrier behind the pipeline's own virtual threads when they share a JVM (with virtual threads a
         // handler took 26 ms per call beyond its drawn latency at 16 calls at once, half the bench's gap to the limit).
@@ -118,13 +140,62 @@ public final class SimulatedLlm implements AutoCloseable {
         return "http://127.0.0.1:" + port() + "/v1";
     }
 
+    /** Base URL for Anthropic Messages clients (the generator's {@code SQLOOP_LLM_BASE_URL} with provider anthropic). */
+    public String anthropicBaseUrl() {
+        return openAiBaseUrl();
+    }
+
     /** Base URL for Ollama clients. */
     public String ollamaBaseUrl() {
         return "http://127.0.0.1:" + port();
     }
 
+    /** The OpenAI Batch API ({@code /v1/files}, {@code /v1/batches}): its turnaround, its endings, what was submitted. */
+    public SimulatedBatches batches() {
+        return batches;
+    }
+
+    /**
+     * One line of a provider batch, answered as an online call would be (responder, prompt cache, recorded request) but
+     * without the online faults: a batch's failures are its {@link SimulatedBatches.Ending}.
+     */
+    private JsonNode batchAnswer(JsonNode body) {
+        ChatCall call = parse("openai", body);
+        calls.increment();
+        String answer = responder.respond(call);
+        record(new RecordedRequest(call, 200, answer, Instant.now()));
+        try {
+            return JSON.readTree(openAiReply(call, answer));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Anthropic's Message Batches ({@code /v1/messages/batches}): their turnaround, their endings, what was submitted. */
+    public SimulatedMessageBatches messageBatches() {
+        return messageBatches;
+    }
+
+    /** One request of a message batch, answered as an online Messages call would be (responder, breakpoint cache), without faults. */
+    private JsonNode messageBatchAnswer(JsonNode params) {
+        ChatCall call = parseAnthropic(params);
+        calls.increment();
+        String answer = responder.respond(call);
+        record(new RecordedRequest(call, 200, answer, Instant.now()));
+        try {
+            return JSON.readTree(anthropicReply(call, params, answer));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     public Faults faults() {
         return faults;
+    }
+
+    /** The prompt cache behind the OpenAI API's {@code usage.prompt_tokens_details.cached_tokens}. */
+    public PromptCache promptCache() {
+        return promptCache;
     }
 
     public List<RecordedRequest> requests() {
@@ -195,8 +266,10 @@ public final class SimulatedLlm implements AutoCloseable {
             sleep(latency);
             if (fault instanceof Faults.Status s) {
                 record(new RecordedRequest(call, s.code(), null, Instant.now()));
-                String type = s.code() == 429 ? "rate_limit_exceeded" : "server_error";
-                send(ex, s.code(), "{\"error\":{\"message\":\"simulated " + s.code() + "\",\"type\":\"" + type + "\"}}", s.retryAfter());
+                String type = s.code() == 429 ? (api.equals("anthropic") ? "rate_limit_error" : "rate_limit_exceeded")
+                        : (api.equals("anthropic") ? "api_error" : "server_error");
+                String envelope = api.equals("anthropic") ? "\"type\":\"error\"," : "";
+                send(ex, s.code(), "{" + envelope + "\"error\":{\"message\":\"simulated " + s.code() + "\",\"type\":\"" + type + "\"}}", s.retryAfter());
                 return;
             }
             if (fault instanceof Faults.Slow slow) sleep(slow.delay());
@@ -206,7 +279,11 @@ public final class SimulatedLlm implements AutoCloseable {
                 send(ex, 200, "{\"id\":\"chatcmpl-sim\",\"choices\":[{\"message\":{\"content\":", null);
                 return;
             }
-            send(ex, 200, api.equals("ollama") ? ollamaReply(call, answer) : openAiReply(call, answer), null);
+            send(ex, 200, switch (api) {
+                case "ollama" -> ollamaReply(call, answer);
+                case "anthropic" -> anthropicReply(call, body, answer);
+                default -> openAiReply(call, answer);
+            }, null);
         } catch (IOException e) {
             log.debug("simulated LLM: client went away: {}", e.toString()); // the client timed out a slow answer
         } catch (RuntimeException e) {
@@ -222,6 +299,7 @@ public final class SimulatedLlm implements AutoCloseable {
     }
 
     private static ChatCall parse(String api, JsonNode body) {
+        if (api.equals("anthropic")) return parseAnthropic(body);
         StringBuilder system = new StringBuilder();
         StringBuilder user = new StringBuilder();
         String lastUser = "";
@@ -243,6 +321,49 @@ public final class SimulatedLlm implements AutoCloseable {
             json = type.startsWith("json");
         }
         return new ChatCall(api, body.path("model").asText(""), system.toString(), user.toString(), json, lastUser);
+    }
+
+    /**
+     * A Messages request: {@code system} is a string or text blocks (joined as they are, so the responder sees the same
+     * system text an OpenAI request would carry), then the user turns. Anthropic has no JSON mode: the prompt asks.
+     */
+    private static ChatCall parseAnthropic(JsonNode body) {
+        String system = text(body.path("system"));
+        StringBuilder user = new StringBuilder();
+        String lastUser = "";
+        for (JsonNode m : body.path("messages")) {
+            if (!m.path("role").asText("").equals("user")) continue;
+            String content = text(m.path("content"));
+            lastUser = content;
+            if (!user.isEmpty()) user.append('\n');
+            user.append(content);
+        }
+        boolean json = system.contains("{\"sql\"");
+        return new ChatCall("anthropic", body.path("model").asText(""), system, user.toString(), json, lastUser);
+    }
+
+    /** The prompt's text up to each block marked {@code cache_control} (system blocks, then user turns), shortest first. */
+    static List<String> breakpoints(JsonNode body) {
+        List<String> out = new java.util.ArrayList<>();
+        StringBuilder upTo = new StringBuilder();
+        JsonNode system = body.path("system");
+        if (system.isTextual()) upTo.append(system.asText());
+        for (JsonNode block : system.isArray() ? system : JSON.createArrayNode()) {
+            upTo.append(block.path("text").asText(""));
+            if (block.path("cache_control").isObject()) out.add(upTo.toString());
+        }
+        for (JsonNode m : body.path("messages")) {
+            JsonNode content = m.path("content");
+            if (content.isTextual()) {
+                upTo.append(content.asText());
+                continue;
+            }
+            for (JsonNode block : content) {
+                upTo.append(block.path("text").asText(""));
+                if (block.path("cache_control").isObject()) out.add(upTo.toString());
+            }
+        }
+        return out;
     }
 
     /** Content is a string, or (OpenAI) an array of parts whose text parts are concatenated. */
@@ -268,7 +389,30 @@ public final class SimulatedLlm implements AutoCloseable {
         choice.put("finish_reason", "stop");
         int in = tokens(call.system()) + tokens(call.user());
         int out = tokens(answer);
-        r.putObject("usage").put("prompt_tokens", in).put("completion_tokens", out).put("total_tokens", in + out);
+        ObjectNode usage = r.putObject("usage").put("prompt_tokens", in).put("completion_tokens", out).put("total_tokens", in + out);
+        // as OpenAI reports it: the part of the prompt served from its cache, present (0) on every answer
+        usage.putObject("prompt_tokens_details").put("cached_tokens", promptCache.admit(call.model(), call.system(), call.user()));
+        return JSON.writeValueAsString(r);
+    }
+
+    /**
+     * A Messages answer with Anthropic's usage: {@code input_tokens} are only the tokens after the cached part, the
+     * cached prefix being {@code cache_read_input_tokens} and a newly cached one {@code cache_creation_input_tokens}.
+     */
+    private String anthropicReply(ChatCall call, JsonNode body, String answer) throws IOException {
+        ObjectNode r = JSON.createObjectNode();
+        r.put("id", "msg_sim_" + ids.incrementAndGet());
+        r.put("type", "message");
+        r.put("role", "assistant");
+        r.put("model", call.model());
+        r.putArray("content").addObject().put("type", "text").put("text", answer);
+        r.put("stop_reason", "end_turn");
+        r.putNull("stop_sequence");
+        int in = tokens(call.system()) + tokens(call.user());
+        PromptCache.Breakpoints cache = promptCache.admitBreakpoints(call.model(), breakpoints(body), in);
+        r.putObject("usage").put("input_tokens", in - cache.read() - cache.written())
+                .put("cache_creation_input_tokens", cache.written()).put("cache_read_input_tokens", cache.read())
+                .put("output_tokens", tokens(answer));
         return JSON.writeValueAsString(r);
     }
 
@@ -286,8 +430,7 @@ public final class SimulatedLlm implements AutoCloseable {
 
     /** A rough token count (words and symbols), enough for usage accounting in tests. */
     static int tokens(String s) {
-        if (s == null || s.isBlank()) return 0;
-        return s.toLowerCase(Locale.ROOT).split("[^a-z0-9_]+|(?<=\\W)|(?=\\W)").length;
+        return PromptCache.tokenize(s).length;
     }
 
     private static void send(HttpExchange ex, int status, String body, Duration retryAfter) throws IOException {

@@ -114,4 +114,20 @@ class EngineRunTest {
         gone.waitFor();
         assertTrue(EngineRun.of("/tmp/x", Long.toString(gone.pid())).isEmpty(), "an owner that ended shares nothing");
     }
+
+    /** A recorded pid that now belongs to another process (pids are reused) is not the engine, and is never signalled. */
+    @Test
+    void aReusedPidIsNotTheRecordedEngine(@TempDir Path dir) throws Exception {
+        Process other = new ProcessBuilder("sleep", "60").start();
+        owners.add(other);
+        EngineRun.Record fresh = new EngineRun.Record(other.pid(), dir, Map.of());
+        assertTrue(fresh.running(), "the process the record was made for");
+        Path file = dir.resolve("engine.properties");
+        fresh.write(file);
+        assertTrue(EngineRun.Record.read(file).running(), "its start time survives the file");
+        EngineRun.Record older = new EngineRun.Record(other.pid(), dir, Map.of(), fresh.started() - 60_000);
+        assertFalse(older.running(), "same pid, another start time: another process");
+        assertFalse(new EngineRun.Record(other.pid(), dir, Map.of(), -1).running(), "a record without a start time");
+        assertTrue(other.isAlive());
+    }
 }

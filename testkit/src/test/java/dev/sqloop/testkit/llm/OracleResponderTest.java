@@ -28,7 +28,7 @@ class OracleResponderTest {
 
     @Test
     void shouldInjectEachFaultAndRepairOnlyWhenTheCorrectionCarriesTheEvidence() {
-        for (Fault fault : Fault.values()) {
+        for (Fault fault : Fault.classic()) {
             if (fault == Fault.NONE) continue;
             for (String dialect : List.of("trino", "presto", "postgres", "duckdb", "sparksql", "hive")) {
                 OracleResponder o = oracle(fault, dialect);
@@ -72,7 +72,7 @@ class OracleResponderTest {
         OracleResponder mixed = new OracleResponder(gold, OracleResponder.uniformMix(), "trino", 7);
         Map<Fault, Integer> seen = new EnumMap<>(Fault.class);
         gold.keySet().forEach(q -> seen.merge(mixed.injectionFor(q).fault(), 1, Integer::sum));
-        assertEquals(Fault.values().length - 1, seen.size(), "every fault of the mix is drawn: " + seen);
+        assertEquals(Fault.classic().size() - 1, seen.size(), "every fault of the mix is drawn: " + seen);
     }
 
     @Test
@@ -165,5 +165,39 @@ class OracleResponderTest {
                 assertNotEquals(gold, o.respond(new ChatCall("openai", "m", "s", blind, false)), dialect + "/" + e.getKey() + " without the engine's words");
             }
         }
+    }
+
+    @Test
+    void shouldReadATableWholeFirstAndRepairOnlyWithTheTableAndTheEstimate() {
+        OracleResponder o = new OracleResponder(Map.of(Q, GOLD), Map.of(Fault.NONE, 1.0), "duckdb", 1)
+                .withCostlyFirstAnswers(Map.of(Q, "sbTransaction"));
+        String costly = fenced("SELECT * FROM sbTransaction");
+        assertEquals(costly, o.respond(first()));
+        String head = "Failed SQL:\nSELECT * FROM sbTransaction\n\nError:\n";
+        String tail = "\nRead less: add a filter on the partition or date column.\n\nFix and regenerate for: \"" + Q + "\"";
+        for (String blind : List.of(
+                head + "[too_expensive] too expensive to run.\n" + tail,
+                head + "[too_expensive] the engine estimates 56 rows scanned (budget 28). Not run.\n" + tail,
+                head + "[too_expensive] too expensive; largest scans: sbTransaction.\n" + tail)) {
+            assertEquals(costly, o.respond(new ChatCall("openai", "m", "s", blind, false)), "no table or no estimate: " + blind);
+        }
+        String informed = head + "[too_expensive] too expensive to run: the engine estimates 56 rows scanned (budget 28);"
+                + " largest scans: broker.main.sbTransaction (56 rows). Not run.\n" + tail;
+        assertEquals(fenced(GOLD), o.respond(new ChatCall("openai", "m", "s", informed, false)));
+        assertEquals(costly, o.respond(new ChatCall("openai", "m", "s", informed.replace("Failed SQL", "Earlier SQL")
+                .replace("regenerate", "answer"), false)), "a first request is no correction, whatever it holds");
+    }
+
+    @Test
+    void shouldChooseTheGoldCandidateOfAPairwiseComparisonElseTheFirst() {
+        OracleResponder o = new OracleResponder(Map.of(Q, GOLD), Map.of(), "duckdb", 1);
+        String silent = "SELECT region, avg(amount) AS total FROM sales GROUP BY region ORDER BY total DESC";
+        java.util.function.BiFunction<String, String, String> ask = (a, b) -> "Question: " + Q + "\n\nCandidate A:\n```sql\n" + a
+                + "\n```\nResult of A (1 row):\ntotal\n1\n\nCandidate B:\n```sql\n" + b + "\n```\nResult of B (1 row):\ntotal\n2\n\n"
+                + "Compare candidate A and candidate B: which one answers the question?";
+        assertEquals("CHOICE: B\nREASON: candidate B is the gold SQL", o.respond(new ChatCall("openai", "m", "judge", ask.apply(silent, GOLD + ";"), false)));
+        assertEquals("CHOICE: A\nREASON: candidate A is the gold SQL", o.respond(new ChatCall("openai", "m", "judge", ask.apply(GOLD, silent), false)));
+        assertEquals("{\"choice\":\"A\",\"reason\":\"neither is the gold SQL: the first\"}",
+                o.respond(new ChatCall("openai", "m", "judge", ask.apply(silent, silent + " LIMIT 1"), true)));
     }
 }

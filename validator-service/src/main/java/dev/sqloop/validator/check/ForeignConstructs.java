@@ -124,8 +124,9 @@ public final class ForeignConstructs {
                         : "LIMIT " + count + " OFFSET " + offset), "LIMIT");
             } else if (t.equals("::") && (hiveLike || dialect == Dialect.TRINO || dialect == Dialect.PRESTO)) {
                 add(out, "x::type is PostgreSQL's cast; " + name + " writes CAST(x AS type)", "::");
-            } else if (t.startsWith("[") && t.endsWith("]") && t.length() > 2 && t.substring(1, t.length() - 1).strip().contains(" ")
-                    && !t.contains(",") && !t.contains("'")) {
+            } else if (t.startsWith("[") && t.endsWith("]") && t.length() > 2 && !t.contains(",") && !t.contains("'")
+                    && (t.substring(1, t.length() - 1).strip().contains(" ") || hiveLike && !subscript(tokens, i))) {
+                // Hive and Spark have no [x] literal: a bracketed name not subscripting something is SQL Server's quoting
                 add(out, "a bracketed name " + t + " is SQL Server's quoting; " + name + " quotes a name with "
                         + (hiveLike ? "backticks: `" : "double quotes: \"") + t.substring(1, t.length() - 1)
                         + (hiveLike ? "`" : "\""), "[");
@@ -134,6 +135,19 @@ public final class ForeignConstructs {
             }
         }
         return out;
+    }
+
+    /** Keywords an expression follows: a bracket after one starts the expression, it subscripts nothing. */
+    private static final Set<String> EXPRESSION_KEYWORDS = Set.of("SELECT", "DISTINCT", "ALL", "BY", "WHERE", "AND", "OR", "NOT",
+            "ON", "WHEN", "THEN", "ELSE", "HAVING", "IN", "CASE", "BETWEEN", "LIKE", "IS", "QUALIFY");
+
+    /** Whether the bracket at {@code at} follows a name or a closing bracket: a subscript ({@code arr[i]}), not quoting. */
+    private static boolean subscript(List<String> tokens, int at) {
+        if (at == 0) return false;
+        String prev = tokens.get(at - 1);
+        if (EXPRESSION_KEYWORDS.contains(prev.toUpperCase(Locale.ROOT))) return false;
+        char last = prev.charAt(prev.length() - 1);
+        return Character.isLetterOrDigit(last) || last == '_' || last == ')' || last == ']' || last == '`';
     }
 
     private static boolean isSelectStart(List<String> tokens, int at) {

@@ -3,9 +3,13 @@ package dev.sqloop.validator.schema;
 import dev.sqloop.common.Dialect;
 import dev.sqloop.common.config.EnvConfig;
 import dev.sqloop.common.datasource.AllowList;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * How a schema catalog is loaded from a datasource.
@@ -41,6 +45,28 @@ public record CatalogLoadOptions(List<String> catalogs, Set<String> allowedSchem
     /** The lists as {@code dialect} compares names (on PostgreSQL a quoted entry keeps its case). */
     public AllowList allowList(Dialect dialect) {
         return AllowList.of(dialect, Set.of(), allowedSchemas, allowedTables);
+    }
+
+    /**
+     * The columns whose values a load indexes, table by table in {@code tables}' order, each as stored: the text columns
+     * ({@code isText}, the engine's own types), at most {@link #valueIndexMaxColumns} in all; none when
+     * {@link #valueIndexMaxDistinct} is 0. A table without one is left out.
+     */
+    public Map<TableSchema, List<String>> valueIndexColumns(List<TableSchema> tables, Predicate<String> isText) {
+        Map<TableSchema, List<String>> out = new LinkedHashMap<>();
+        if (valueIndexMaxDistinct <= 0) return out;
+        int budget = valueIndexMaxColumns;
+        for (TableSchema t : tables) {
+            List<String> text = new ArrayList<>();
+            for (Map.Entry<String, String> col : t.columns().entrySet()) {
+                if (budget <= 0) break;
+                if (!isText.test(col.getValue())) continue;
+                text.add(t.storedColumn(col.getKey()));
+                budget--;
+            }
+            if (!text.isEmpty()) out.put(t, text);
+        }
+        return out;
     }
 
     private static List<String> list(String csv) {

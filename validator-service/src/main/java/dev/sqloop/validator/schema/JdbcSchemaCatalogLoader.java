@@ -129,6 +129,7 @@ public final class JdbcSchemaCatalogLoader {
         String sql = switch (dialect) {
             case POSTGRES -> "SELECT DISTINCT proname FROM pg_proc";
             case DUCKDB -> "SELECT DISTINCT function_name FROM duckdb_functions()";
+            case CLICKHOUSE -> "SELECT name FROM system.functions";
             default -> "SHOW FUNCTIONS";
         };
         List<String> names = new ArrayList<>();
@@ -185,18 +186,10 @@ public final class JdbcSchemaCatalogLoader {
      */
     private void indexValues(Connection c, List<TableSchema> tables, InMemorySchemaCatalog.Builder b) {
         int max = options.valueIndexMaxDistinct();
-        int budget = options.valueIndexMaxColumns();
-        if (max <= 0) return;
-        for (TableSchema t : tables) {
-            // the columns as stored: "Title" of a table created quoted on PostgreSQL is not title there
-            List<String> text = new ArrayList<>();
-            for (Map.Entry<String, String> col : t.columns().entrySet()) {
-                if (budget <= 0) break;
-                if (!isText(col.getValue())) continue;
-                text.add(t.storedColumn(col.getKey()));
-                budget--;
-            }
-            if (text.isEmpty()) continue;
+        // the columns as stored: "Title" of a table created quoted on PostgreSQL is not title there
+        for (Map.Entry<TableSchema, List<String>> picked : options.valueIndexColumns(tables, JdbcSchemaCatalogLoader::isText).entrySet()) {
+            TableSchema t = picked.getKey();
+            List<String> text = picked.getValue();
             Map<String, List<String>> values = dialect == Dialect.HIVE
                     ? DistinctValues.readSmallTable(c, reference(t), text, max + 1, HIVE_VALUE_INDEX_MAX_ROWS, dialect::quote, 0)
                     : DistinctValues.read(c, reference(t), text, max + 1, dialect::quote, 0);

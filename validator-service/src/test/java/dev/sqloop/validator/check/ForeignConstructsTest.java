@@ -41,6 +41,8 @@ class ForeignConstructsTest {
             "trino|SELECT id::varchar FROM orders|::|CAST(x AS type)",
             "hive|SELECT id::string FROM orders|::|CAST(x AS type)",
             "postgres|SELECT [order date] FROM orders|[|\"order date\"",
+            "hive|SELECT o.[status], count(*) FROM orders o GROUP BY o.[status]|[|`status`",
+            "sparksql|SELECT [status] FROM orders|[|`status`",
             "hive|SELECT id FROM orders WHERE status ILIKE 'ship%'|ILIKE|lower(x) LIKE lower(pattern)"})
     void shouldNameForeignSyntaxAndItsEquivalent(String dialect, String sql, String construct, String equivalent) {
         Dialect d = Dialect.fromWire(dialect);

@@ -45,7 +45,12 @@ class FunctionAllowListGoldTest {
                     "date_part", "PostgreSQL's; Hive 4 has extract()",
                     "date_trunc", "PostgreSQL's; Hive 4 has trunc() and floor_*()",
                     "to_char", "PostgreSQL's formatting; Hive 4 has date_format()",
-                    "to_timestamp", "PostgreSQL's; Hive 4 has unix_timestamp() and from_unixtime()"));
+                    "to_timestamp", "PostgreSQL's; Hive 4 has unix_timestamp() and from_unixtime()"),
+            // the gold is not translated to ClickHouse yet (issue 48): its verbatim PostgreSQL names
+            Dialect.CLICKHOUSE, Map.of(
+                    "date_part", "PostgreSQL's; ClickHouse has toYear()/toMonth() and EXTRACT",
+                    "to_char", "PostgreSQL's formatting; ClickHouse has formatDateTime()",
+                    "to_timestamp", "PostgreSQL's; ClickHouse has toDateTime() and parseDateTimeBestEffort()"));
 
     @ParameterizedTest
     @EnumSource(Dialect.class)
