@@ -5,6 +5,7 @@ import dev.sqloop.common.topic.Topic;
 import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.Message;
+import dev.sqloop.common.message.PromptParts;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
@@ -53,7 +54,7 @@ public final class RepairStage extends AbstractStage<QuestionTask> {
         AttemptEvent event = new AttemptEvent(Message.CURRENT_SCHEMA_VERSION, task.questionId(), task.attempt(), NAME,
                 "repair-decision", task.sql(), task.issues(), decision.decision(), decision.reason() + ": " + decision.detail(),
                 SqlDiff.compact(task.previousSql(), task.sql()), Duration.between(start, now).toMillis(), now, task.round(),
-                task.retries());
+                task.retries(), unseenByValidator(task) ? PromptParts.of(task) : null);
         // Debug, not info: at batch scale every attempt would be a line; the events topic is the durable trace.
         log.debug("question {} attempt {}: {} ({}) {} diff: {}", task.questionId(), task.attempt(), decision.decision(),
                 decision.reason(), decision.category().wireName(), event.sqlDiff());
@@ -64,5 +65,13 @@ public final class RepairStage extends AbstractStage<QuestionTask> {
         }
         return Outcome.finish(QuestionResult.failed(task, decision.reason(), decision.category(), decision.detail(), now))
                 .and(Topics.EVENTS, event);
+    }
+
+    /**
+     * An answer that was not SQL comes here straight from the generator: no validator event carries that attempt's
+     * prompt, so the repair decision's does (a reviewer sees what was asked for the garbage too).
+     */
+    static boolean unseenByValidator(QuestionTask task) {
+        return !task.issues().isEmpty() && task.issues().stream().allMatch(i -> GenerateStage.NAME.equals(i.stage()));
     }
 }

@@ -4,12 +4,15 @@ import static dev.sqloop.generator.Tasks.failed;
 import static dev.sqloop.generator.Tasks.issue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
 import dev.sqloop.common.runtime.Outcome;
@@ -75,5 +78,18 @@ class RepairStageTest {
         assertEquals(3, ((QuestionResult) max.emissions().get(0).message()).attempts());
         Outcome.Send denied = (Outcome.Send) stage.process(failed(1, null, "SELECT a", issue(ErrorCategory.PERMISSION_DENIED, "Access Denied")));
         assertEquals(Outcomes.NON_RETRYABLE, ((QuestionResult) denied.emissions().get(0).message()).reason());
+    }
+
+    @Test
+    void shouldTraceThePromptOfAnAnswerThatNeverReachedTheValidator() {
+        // the generator sends prose straight here: without this, that attempt has no prompt in the trace
+        QuestionTask prose = failed(1, null, "I cannot answer that.",
+                Issue.of(GenerateStage.NAME, ErrorCategory.LLM_OUTPUT_INVALID, "no SQL in the answer"));
+        AttemptEvent fromGenerate = (AttemptEvent) ((Outcome.Send) stage.process(prose)).emissions().get(1).message();
+        assertNotNull(fromGenerate.prompt(), "the repair decision carries the prompt the validator never saw");
+        // an attempt the validator saw has its prompt on the validator's event: not twice
+        AttemptEvent fromValidator = (AttemptEvent) ((Outcome.Send) stage.process(
+                failed(1, null, "SELECT a", issue(ErrorCategory.SYNTAX_ERROR, "x")))).emissions().get(1).message();
+        assertNull(fromValidator.prompt());
     }
 }

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param round the question's retry round ({@link QuestionTask#round()}): a retried question's attempts start at 1 again
  * @param retries the question's infrastructure retries per stage so far ({@link QuestionTask#retries()})
  * @param prompt what the attempt's prompt held (schema tables, examples with scores, tokens so far); on the
- *     validator's event of each attempt, null on the others
+ *     validator's event of each attempt (on the repair decision's when the answer was not SQL and never reached the
+ *     validator), null on the others
  */
 public record AttemptEvent(
         int schemaVersion,

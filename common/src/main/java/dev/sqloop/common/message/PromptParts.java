@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * What an attempt's prompt held, as a reviewer reads it beside the SQL it produced: the tables of the schema shown,
  * the examples used with their retrieval scores, and the tokens spent so far. Carried on the attempt's trace event
- * (the validator's, the first stage that sees the generated SQL), never the prompt text itself.
+ * (the validator's, the first stage that sees the generated SQL; the repair decision's for an answer that was not SQL),
+ * never the prompt text itself.
  *
  * @param tables the linked schema's table names, in prompt order
  * @param wholeSchema the datasource's whole schema was shown (it fit), not a subset linked to the question
