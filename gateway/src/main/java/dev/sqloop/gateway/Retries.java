@@ -84,7 +84,7 @@ final class Retries {
         if (!config.datasources().containsKey(r.datasource())) return null;
         int maxAttempts = r.maxAttempts() > 0 ? r.maxAttempts() : QuestionTask.DEFAULT_MAX_ATTEMPTS;
         QuestionRequest request = new QuestionRequest(r.question(), r.datasource(), maxAttempts, null, r.metadata(), r.instructions(), r.capture(),
-                null); // a result does not keep its submitted candidates: a retry asks the datasource's number
+                r.candidatesWanted()); // as many candidates as its submitter asked for (null: the datasource's number)
         return submitter.task(r.questionId(), r.tenant(), r.batchId(), request).withRound(round);
     }
 

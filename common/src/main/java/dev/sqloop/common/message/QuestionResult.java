@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param retries infrastructure retries per stage ({@link QuestionTask#retries()}): no attempt spent, but counted
  * @param candidates every candidate SQL of a question asked with several (issue 50), index 1 being {@code sql}'s or
  *        {@code lastRejectedSql}'s, with what each returned and its result fingerprint; empty with one candidate
+ * @param candidatesWanted the candidates its submitter asked for ({@link QuestionTask#candidatesWanted()}): a retry asks
+ *        for as many; null when the datasource's number applied
  */
 public record QuestionResult(
         int schemaVersion,
@@ -50,7 +52,8 @@ public record QuestionResult(
         String instructions,
         Boolean capture,
         Map<String, Integer> retries,
-        List<Candidate> candidates) implements Message {
+        List<Candidate> candidates,
+        Integer candidatesWanted) implements Message {
 
     public static final String SUCCEEDED = "succeeded";
     public static final String FAILED = "failed";
@@ -71,6 +74,18 @@ public record QuestionResult(
             lastRejectedSql = lastRejectedSql == null ? sql : lastRejectedSql;
             sql = null;
         }
+    }
+
+    /** A result that does not say how many candidates its submitter asked for. */
+    public QuestionResult(int schemaVersion, String questionId, String tenant, String batchId, String datasource, String question,
+                          String status, String reason, ErrorCategory errorCategory, String errorMessage, String sql,
+                          String lastRejectedSql, int attempts, List<Issue> issues, Execution execution, TokenUsage usage,
+                          Map<String, Long> timings, Instant submittedAt, Instant completedAt, Map<String, String> metadata,
+                          int maxAttempts, int round, String instructions, Boolean capture, Map<String, Integer> retries,
+                          List<Candidate> candidates) {
+        this(schemaVersion, questionId, tenant, batchId, datasource, question, status, reason, errorCategory, errorMessage, sql,
+                lastRejectedSql, attempts, issues, execution, usage, timings, submittedAt, completedAt, metadata, maxAttempts, round,
+                instructions, capture, retries, candidates, null);
     }
 
     public static QuestionResult succeeded(QuestionTask task, Instant now) {
@@ -96,7 +111,7 @@ public record QuestionResult(
                 t.question(), status, reason, category, message, SUCCEEDED.equals(status) ? t.sql() : null,
                 SUCCEEDED.equals(status) ? null : t.sql(), t.attempt(), t.issues(), t.execution(),
                 t.usage(), t.timings(), t.submittedAt(), now, t.metadata(), t.maxAttempts(), t.round(), t.instructions(), t.capture(), t.retries(),
-                t.candidates());
+                t.candidates(), t.candidatesWanted());
     }
 
     public boolean succeeded() {
