@@ -64,7 +64,8 @@ class CandidatesPipelineIT {
     static final String BATCHED = "Which two regions had the highest sales from March 2024?";
     static final String PLAIN = "Name the two regions with the most sales since March 2024.";
     static final String JUDGED = "What were the two best-selling regions starting March 2024?";
-    static final Map<String, String> GOLDS = Map.of(OUTVOTED, GOLD, TIE, GOLD, BATCHED, GOLD, PLAIN, GOLD, JUDGED, GOLD);
+    static final String REPAIRED = "Which two regions led sales from March 2024 onward?";
+    static final Map<String, String> GOLDS = Map.of(OUTVOTED, GOLD, TIE, GOLD, BATCHED, GOLD, PLAIN, GOLD, JUDGED, GOLD, REPAIRED, GOLD);
 
     static OracleResponder oracle;
     static EmbeddedPipeline pipeline;
@@ -79,7 +80,8 @@ class CandidatesPipelineIT {
         Path work = TestDirs.create("candidates-pipeline-");
         assertEquals(5, SilentVariants.of(GOLD).size(), "every variant but the join's applies");
         oracle = new OracleResponder(GOLDS, Map.of(Fault.NONE, 1.0), "duckdb", 7)
-                .withSilentCandidates(Map.of(OUTVOTED, Set.of(1), TIE, Set.of(2, 3), BATCHED, Set.of(1), JUDGED, Set.of(1, 3)));
+                .withSilentCandidates(Map.of(OUTVOTED, Set.of(1), TIE, Set.of(2, 3), BATCHED, Set.of(1), JUDGED, Set.of(1, 3), REPAIRED, Set.of(1)))
+                .withFailingCandidates(Map.of(REPAIRED, Set.of(2)));
         Map<String, String> settings = new HashMap<>();
         for (String ds : List.of("SALES", "SINGLE", "JUDGED")) {
             Path dir = java.nio.file.Files.createDirectories(work.resolve(ds.toLowerCase(java.util.Locale.ROOT)));
@@ -186,6 +188,38 @@ class CandidatesPipelineIT {
         assertTrue(selection.path("reason").asText().endsWith("candidate 2 chosen"), selection.toString());
     }
 
+    /**
+     * A failed candidate goes through repair (issue 50): candidate 1 is a silent variant, candidate 2 misspells a column
+     * (DuckDB refuses it), candidate 3 is the gold SQL. Without repair that is one result against another, no answer;
+     * candidate 2, corrected from DuckDB's own error, agrees with candidate 3 and the gold SQL wins 2 to 1.
+     */
+    @Test
+    void shouldRepairAFailedCandidateAndLetItVote() throws Exception {
+        String id = ask(client, REPAIRED);
+        JsonNode r = QuestionWait.awaitFinal(client, id);
+        System.out.println("repaired candidate: " + r.toPrettyString());
+        assertEquals("succeeded", r.get("status").asText(), r.toString());
+        assertEquals(GOLD, r.get("sql").asText().strip(), "candidate 2, repaired, and candidate 3 agree on the gold SQL");
+        JsonNode second = r.get("candidates").get(1);
+        assertEquals("ran", second.get("status").asText(), r.toString());
+        assertEquals(2, second.get("attempt").asInt(), "its second attempt ran: " + second);
+        assertEquals(r.get("candidates").get(2).get("fingerprint").asText(), second.get("fingerprint").asText());
+        assertEquals(1, r.get("attempts").asInt(), "the question's own attempt was not spent: " + r);
+        // one correction call, carrying the candidate's SQL and the engine's error
+        List<String> corrections = pipeline.llm().requestsMentioning("region_nm").stream().map(x -> x.user())
+                .filter(u -> u.contains(REPAIRED) && u.contains("Failed SQL")).toList();
+        assertEquals(1, corrections.size(), "one repair of candidate 2: " + corrections);
+        assertTrue(corrections.getFirst().contains("not found in FROM clause"), "DuckDB's own error: " + corrections.getFirst());
+        // the trace events come on their own topic: the last can reach the view a moment after the result
+        List<String> expected = List.of("repair-candidates", "candidates-repaired", "majority");
+        List<String> seen = decisions(client, id);
+        for (long end = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos(); !seen.equals(expected) && System.nanoTime() < end; ) {
+            Thread.sleep(200);
+            seen = decisions(client, id);
+        }
+        assertEquals(expected, seen, "the candidates' repair and the selection after it, in the trace");
+    }
+
     static final String COMPARE = "Compare candidate A and candidate B";
 
     /** The simulated LLM's requests whose last user message holds {@code text} and is about {@code question}. */
@@ -218,6 +252,16 @@ class CandidatesPipelineIT {
     private static String ask(GatewayClient client, String question) throws Exception {
         return client.postJson("/v1/questions", JsonCodec.mapper().writeValueAsString(Map.of("question", question, "datasource", "sales")),
                 202).get("id").asText();
+    }
+
+    /** The decisions of the question's candidate repairs and selections, in trace order. */
+    private static List<String> decisions(GatewayClient client, String id) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (JsonNode e : client.getPatiently("/v1/questions/" + id + "/trace", java.time.Duration.ofSeconds(30)).path("attempts")) {
+            String kind = e.path("kind").asText();
+            if ("selection".equals(kind) || "candidate-repair".equals(kind)) out.add(e.path("decision").asText());
+        }
+        return out;
     }
 
     /** The selector's decisions in the question's trace. */

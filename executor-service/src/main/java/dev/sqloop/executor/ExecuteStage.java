@@ -94,19 +94,25 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
         long start = System.nanoTime();
         String system = dbSystem(ds.get().dialect());
         QueryRunner.Result result;
-        try {
-            result = executor.run(ds.get(), task.sql());
-        } catch (RuntimeException e) {
-            ErrorCategory category = e instanceof InfrastructureException ? ErrorCategory.CONNECTION_ERROR : ErrorCategory.UNKNOWN;
-            metrics.dbCall(system, category.wireName(), Duration.ofNanos(System.nanoTime() - start));
-            throw e;
-        }
-        switch (result) {
-            case QueryRunner.Succeeded s -> metrics.dbCall(system, "", Duration.ofNanos(System.nanoTime() - start));
-            case QueryRunner.Failed f when f.sent() ->
-                    metrics.dbCall(system, f.error().category().wireName(), Duration.ofNanos(System.nanoTime() - start));
-            case QueryRunner.Failed f -> {
-                // refused by the guard or an allow-list: no engine saw it
+        Optional<Execution> ownKept = ownResultKept(task);
+        if (ownKept.isPresent()) {
+            // back from its candidates' repair: the question's own SQL ran already, only the repaired candidates run
+            result = new QueryRunner.Succeeded(ownKept.get());
+        } else {
+            try {
+                result = executor.run(ds.get(), task.sql());
+            } catch (RuntimeException e) {
+                ErrorCategory category = e instanceof InfrastructureException ? ErrorCategory.CONNECTION_ERROR : ErrorCategory.UNKNOWN;
+                metrics.dbCall(system, category.wireName(), Duration.ofNanos(System.nanoTime() - start));
+                throw e;
+            }
+            switch (result) {
+                case QueryRunner.Succeeded s -> metrics.dbCall(system, "", Duration.ofNanos(System.nanoTime() - start));
+                case QueryRunner.Failed f when f.sent() ->
+                        metrics.dbCall(system, f.error().category().wireName(), Duration.ofNanos(System.nanoTime() - start));
+                case QueryRunner.Failed f -> {
+                    // refused by the guard or an allow-list: no engine saw it
+                }
             }
         }
         QuestionTask timed = task.withTiming(NAME, (System.nanoTime() - start) / 1_000_000);
@@ -115,6 +121,14 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
                 // several candidates (issue 50): run the others, then the answer is the one their results agree on
                 Chosen chosen = select(ds.get(), timed, first.execution());
                 List<Candidate> kept = chosen.candidates();
+                List<Candidate> toRepair = worthRepairing(chosen, timed.maxAttempts());
+                if (!toRepair.isEmpty()) {
+                    // failed candidates that could still change the choice go through repair, as a question's attempt
+                    // would; the generator corrects them and they run and vote here again
+                    List<Candidate> marked = kept.stream().map(c -> toRepair.contains(c) ? c.toRepair() : c).toList();
+                    yield Outcome.send("candidate-repair", Topics.REGENERATE, timed.withExecution(first.execution()).withCandidates(marked))
+                            .and(Topics.EVENTS, candidateRepairEvent(timed, chosen.selection(), toRepair));
+                }
                 AttemptEvent selection = selectionEvent(timed, chosen.selection());
                 if (chosen.selection().winner() == null && chosen.selection().groups().size() >= 2
                         && tieBreak.contains(task.datasource().toLowerCase(java.util.Locale.ROOT))) {
@@ -154,7 +168,7 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
         return timed.retries().containsKey(NAME) ? success.and(Topics.EVENTS, event(timed, List.of(), "pass", null)) : success;
     }
 
-    private record Chosen(CandidateSelector.Selection selection, List<Candidate> candidates) {}
+    record Chosen(CandidateSelector.Selection selection, List<Candidate> candidates) {}
 
     /**
      * Runs the candidates not run yet, each as the executor runs any SQL (read-only guard, allow-lists, cost guard, row
@@ -180,11 +194,44 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
                 }
                 case QueryRunner.Failed f -> {
                     if (f.sent()) metrics.dbCall(system, f.error().category().wireName(), Duration.ofNanos(System.nanoTime() - start));
-                    all.add(c.failed(f.error().category().wireName() + ": " + f.error().message()));
+                    all.add(c.failed(toIssue(f.error())));
                 }
             }
         }
         return new Chosen(CandidateSelector.select(all), List.copyOf(all));
+    }
+
+    /**
+     * The question's own result when it came back from its candidates' repair with the same SQL: that candidate ran
+     * already (its result kept at index 1) and is not run again.
+     */
+    private static Optional<Execution> ownResultKept(QuestionTask task) {
+        return task.candidates().stream()
+                .filter(c -> c.index() == 1 && c.votes() && c.execution() != null && java.util.Objects.equals(c.sql(), task.sql()))
+                .map(Candidate::execution).findFirst();
+    }
+
+    /**
+     * The failed candidates to repair: those with an attempt left and a retryable failure, when their votes could still
+     * change the choice (they could outnumber or tie the winning group with the runner-up's votes); none when the
+     * winner stands whatever they return, so no LLM call is spent on them.
+     */
+    static List<Candidate> worthRepairing(Chosen chosen, int maxAttempts) {
+        List<Candidate> repairable = chosen.candidates().stream().filter(c -> c.index() > 1 && c.repairable(maxAttempts)).toList();
+        if (repairable.isEmpty()) return List.of();
+        List<Integer> groups = chosen.selection().groups();
+        int top = groups.isEmpty() ? 0 : groups.getFirst();
+        int second = groups.size() < 2 ? 0 : groups.get(1);
+        return chosen.selection().winner() == null || second + repairable.size() >= top ? repairable : List.of();
+    }
+
+    private AttemptEvent candidateRepairEvent(QuestionTask task, CandidateSelector.Selection s, List<Candidate> toRepair) {
+        String which = toRepair.stream().map(c -> "candidate " + c.index() + " (attempt " + c.attempt() + ", " + c.error() + ")")
+                .collect(java.util.stream.Collectors.joining("; "));
+        return new AttemptEvent(0, task.questionId(), task.attempt(), NAME, AttemptEvent.CANDIDATE_REPAIR, task.sql(),
+                toRepair.stream().map(Candidate::issue).filter(java.util.Objects::nonNull).toList(), "repair-candidates",
+                s.reason() + "; repairing " + which, null, task.timings().getOrDefault(NAME, 0L), clock.instant(), task.round(),
+                task.retries());
     }
 
     private AttemptEvent selectionEvent(QuestionTask task, CandidateSelector.Selection s) {

@@ -11,6 +11,7 @@ import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
+import dev.sqloop.common.message.AttemptEvent;
 import dev.sqloop.common.message.Execution;
 import dev.sqloop.common.message.QuestionResult;
 import dev.sqloop.common.message.QuestionTask;
@@ -186,22 +187,30 @@ class ExecuteStageTest {
 
         Outcome.Send off = assertInstanceOf(Outcome.Send.class, stage(runner).process(tie));
         assertEquals(Outcomes.UNCERTAIN, ((QuestionResult) off.emissions().getFirst().message()).reason(), "tie-break off: uncertain as before");
-        // a tie-break never runs where nothing ran but one candidate (sole) or all failed
+        // a tie-break never runs where nothing ran but one candidate (sole) or all failed: once the others' attempts are
+        // spent, the one that ran answers
         QueryRunner failing = (ds, sql) -> sql.equals("SELECT 1") ? new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1,
                 List.of(List.<Object>of(1)), 1)) : new QueryRunner.Failed(new EngineError(ErrorCategory.SYNTAX_ERROR, "bad", null, List.of(), false, null), true);
-        assertEquals("forward", stage(failing).withTieBreak(java.util.Set.of("demo")).process(tie).kind(), "one ran: sole, answered");
+        QuestionTask spent = task("demo", "SELECT 1").withCandidates(tie.candidates().stream().map(c -> new dev.sqloop.common.message.Candidate(
+                c.index(), c.sql(), c.status(), null, null, null, 3, null)).toList());
+        assertEquals("forward", stage(failing).withTieBreak(java.util.Set.of("demo")).process(spent).kind(), "one ran: sole, answered");
     }
 
     /**
-     * Issue 50's "candidates that fail go through repair as today, within the same attempt budget", as built: the question's
-     * own SQL (candidate 1) failing goes to repair with the other candidates riding along unrun, and once the repaired
-     * attempt runs, they run and vote beside it. A failing candidate 2.. is not repaired: it does not vote.
+     * Issue 50's "candidates that fail go through repair as today, within the same attempt budget": the question's own SQL
+     * (candidate 1) failing goes to repair with the other candidates riding along unrun; once the repaired attempt runs,
+     * they run and vote beside it; a failed candidate 2.. whose vote could still change the choice goes to the generator
+     * for its correction, comes back, runs (the question's own result is not run again) and votes.
      */
     @Test
-    void shouldRepairTheQuestionsOwnCandidateWithTheOthersRidingAlongToVoteAfterTheRepair() {
-        QueryRunner runner = (ds, sql) -> sql.contains("nam ") || sql.contains("broken")
-                ? new QueryRunner.Failed(new EngineError(ErrorCategory.COLUMN_NOT_FOUND, "no column nam", "nam", List.of("name"), false, null), true)
-                : new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(sql.contains("7") ? 7 : 1)), 1));
+    void shouldRepairEveryFailedCandidateThatCouldChangeTheChoice() {
+        List<String> ran = new java.util.ArrayList<>();
+        QueryRunner runner = (ds, sql) -> {
+            ran.add(sql);
+            return sql.contains("nam ") || sql.contains("broken")
+                    ? new QueryRunner.Failed(new EngineError(ErrorCategory.COLUMN_NOT_FOUND, "no column nam", "nam", List.of("name"), false, null), true)
+                    : new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(sql.contains("7") ? 7 : 1)), 1));
+        };
         List<dev.sqloop.common.message.Candidate> others = List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT 1 AS n"),
                 dev.sqloop.common.message.Candidate.generated(3, "SELECT broken"), dev.sqloop.common.message.Candidate.generated(4, "SELECT 7"));
         QuestionTask first = task("demo", "SELECT nam FROM t").withCandidates(others);
@@ -212,12 +221,53 @@ class ExecuteStageTest {
         // the repair worker's next attempt (one attempt of the same budget), with the LLM's fixed SQL
         QuestionTask repaired = failed.nextAttempt("The previous SQL failed: regenerate").withSql("SELECT 1 AS one", TokenUsage.ZERO);
         assertEquals(2, repaired.attempt());
-        Outcome.Send done = assertInstanceOf(Outcome.Send.class, stage(runner).process(repaired));
+        // 2 agree (candidates 1 and 2) against 1 (candidate 4): failed candidate 3, repaired, could tie them, so it is repaired
+        Outcome.Send sent = assertInstanceOf(Outcome.Send.class, stage(runner).process(repaired));
+        assertEquals("candidate-repair", sent.kind());
+        assertEquals(List.of(Topics.REGENERATE.name(), Topics.EVENTS.name()), sent.emissions().stream().map(Outcome.Emission::topic).toList());
+        QuestionTask toGenerator = (QuestionTask) sent.emissions().getFirst().message();
+        assertTrue(toGenerator.awaitsCandidateRepair() && !toGenerator.awaitsTieBreak());
+        dev.sqloop.common.message.Candidate third = toGenerator.candidates().stream().filter(c -> c.index() == 3).findFirst().orElseThrow();
+        assertEquals(dev.sqloop.common.message.Candidate.REPAIR, third.status());
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, third.issue().category(), "the engine's error travels for the correction prompt");
+        assertEquals("nam", third.issue().identifier());
+        AttemptEvent event = (AttemptEvent) sent.emissions().get(1).message();
+        assertEquals(AttemptEvent.CANDIDATE_REPAIR, event.kind());
+        assertEquals("repair-candidates", event.decision());
+        assertTrue(event.reason().contains("repairing candidate 3 (attempt 1, column_not_found: no column nam)"), event.reason());
+
+        // the generator's correction of candidate 3 (what GenerateStage does on this shape), then the executor again
+        QuestionTask back = toGenerator.withCandidates(toGenerator.candidates().stream().map(c -> c.index() == 3
+                ? c.repairedAs(dev.sqloop.common.message.Candidate.generated(3, "SELECT 1 AS three")) : c).toList());
+        ran.clear();
+        Outcome.Send done = assertInstanceOf(Outcome.Send.class, stage(runner).process(back));
+        assertEquals(List.of("SELECT 1 AS three"), ran, "only the corrected candidate runs: the others' results were kept");
         QuestionResult r = done.emissions().stream().map(Outcome.Emission::message).filter(QuestionResult.class::isInstance)
                 .map(QuestionResult.class::cast).findFirst().orElseThrow();
         assertEquals(Outcomes.CORRECTED_SUCCESS, r.reason());
-        assertEquals("SELECT 1 AS one", r.sql(), "the repaired SQL and candidate 2 agree: a majority of 2 against candidate 4");
-        assertEquals(List.of("ran", "ran", "failed", "ran"), r.candidates().stream().map(dev.sqloop.common.message.Candidate::status).toList(),
-                "candidate 3 failed and was not repaired: it does not vote");
+        assertEquals("SELECT 1 AS one", r.sql(), "three agree now against candidate 4");
+        assertEquals(List.of("ran", "ran", "ran", "ran"), r.candidates().stream().map(dev.sqloop.common.message.Candidate::status).toList());
+        assertEquals(2, r.candidates().get(2).attempt(), "the corrected candidate's attempt");
+    }
+
+    @Test
+    void shouldNotRepairFailedCandidatesWhenTheirVotesCannotChangeTheChoiceOrTheirBudgetIsSpent() {
+        QueryRunner runner = (ds, sql) -> sql.contains("broken")
+                ? new QueryRunner.Failed(new EngineError(ErrorCategory.COLUMN_NOT_FOUND, "no column", "x", List.of(), false, null), true)
+                : new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(1)), 1));
+        // three agree, one failed: even repaired it could not outvote them
+        QuestionTask settled = task("demo", "SELECT 1").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT 1 AS a"),
+                dev.sqloop.common.message.Candidate.generated(3, "SELECT 1 AS b"), dev.sqloop.common.message.Candidate.generated(4, "SELECT broken")));
+        assertEquals("forward", stage(runner).process(settled).kind());
+        // a sole result and a failed candidate on its last attempt: nothing left to repair, the sole one answers
+        QuestionTask last = task("demo", "SELECT 1").withCandidates(List.of(new dev.sqloop.common.message.Candidate(2, "SELECT broken",
+                dev.sqloop.common.message.Candidate.GENERATED, null, null, null, 3, null)));
+        assertEquals("forward", stage(runner).process(last).kind());
+        // a failure no correction addresses (permission) is not repaired either
+        QueryRunner denied = (ds, sql) -> sql.contains("broken")
+                ? new QueryRunner.Failed(new EngineError(ErrorCategory.PERMISSION_DENIED, "denied", null, List.of(), false, null), true)
+                : new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(1)), 1));
+        QuestionTask refused = task("demo", "SELECT 1").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT broken")));
+        assertEquals("forward", stage(denied).process(refused).kind());
     }
 }

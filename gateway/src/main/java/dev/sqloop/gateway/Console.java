@@ -657,7 +657,7 @@ final class Console {
 
     /**
      * A question's candidates as the selector saw them: grouped by result fingerprint, groups numbered largest first
-     * (ties by their first candidate); the chosen one is index 1 of a success (the result's own SQL).
+     * (ties by their first candidate); the chosen one is the first that ran a success's SQL.
      */
     static List<ConsoleModel.CandidateRow> candidateRows(QuestionResult r) {
         if (r.candidates().size() < 2) return List.of();
@@ -665,6 +665,9 @@ final class Console {
         for (Candidate c : r.candidates()) if (c.fingerprint() != null) byResult.computeIfAbsent(c.fingerprint(), f -> new ArrayList<>()).add(c.index());
         List<String> order = new ArrayList<>(byResult.keySet());
         order.sort(Comparator.comparingInt((String f) -> -byResult.get(f).size()).thenComparingInt(f -> byResult.get(f).getFirst()));
+        // the answer: the first candidate that ran the result's SQL (a majority's winner may be any index)
+        int chosen = !r.succeeded() ? 0 : r.candidates().stream().filter(c -> c.votes() && c.sql() != null && c.sql().equals(r.sql()))
+                .mapToInt(Candidate::index).min().orElse(0);
         List<ConsoleModel.CandidateRow> rows = new ArrayList<>();
         for (Candidate c : r.candidates()) {
             Execution x = c.execution();
@@ -672,8 +675,7 @@ final class Console {
             rows.add(new ConsoleModel.CandidateRow(c.index(), c.status(), c.sql(), c.error(), x == null ? 0 : x.rowCount(),
                     x == null ? List.of() : x.columns(), x == null ? List.of() : previewText(x, CANDIDATE_PREVIEW_ROWS),
                     c.fingerprint() == null ? "" : c.fingerprint().substring(0, Math.min(12, c.fingerprint().length())), group,
-                    group == 0 ? 0 : byResult.get(c.fingerprint()).size(), r.succeeded() && c.index() == 1 && c.sql() != null
-                            && c.sql().equals(r.sql())));
+                    group == 0 ? 0 : byResult.get(c.fingerprint()).size(), c.index() == chosen, c.attempt()));
         }
         return rows;
     }

@@ -57,6 +57,8 @@ final class QuestionMetrics {
      * pairwise comparison ({@code pairwise}; its failure is {@code uncertain}): one per question.
      */
     static final String SELECTION_EVENT = "selection";
+    /** The executor's decision on a {@link AttemptEvent#CANDIDATE_REPAIR} event (its issues: one per candidate sent). */
+    static final String REPAIR_CANDIDATES = "repair-candidates";
     static final List<String> SELECTION_DECISIONS = List.of("unanimous", "majority", "sole", "pairwise", "uncertain");
 
     private static final double[] ATTEMPT_BUCKETS = {1, 2, 3, 4, 5, 6, 8, 10};
@@ -147,6 +149,11 @@ final class QuestionMetrics {
             String category = e.issues().stream().filter(Issue::error).findFirst().map(i -> i.category().wireName()).orElse(UNKNOWN);
             Counter.builder(Metrics.REPAIRS).description("The repair worker's decision for one failed attempt")
                     .tags("category", category, "decision", decision(e)).register(registry).increment();
+        } else if (AttemptEvent.CANDIDATE_REPAIR.equals(e.kind()) && REPAIR_CANDIDATES.equals(e.decision())) {
+            for (Issue i : e.issues()) {
+                Counter.builder(Metrics.CANDIDATE_REPAIRS).description("Failed candidates sent to repair, by their failure's category")
+                        .tags("category", i.category().wireName()).register(registry).increment();
+            }
         } else if (SELECTION_EVENT.equals(e.kind())) {
             selections(SELECTION_DECISIONS.contains(e.decision()) ? e.decision() : "other").increment();
         } else if (VALIDATION_EVENT.equals(e.kind())) {

@@ -66,10 +66,15 @@ final class Views {
             return f.result().round() > round || (f.result().round() == round && result == null);
         }
 
-        /** Whether the trace already holds this round's attempt's event from this stage. */
+        /**
+         * Whether the trace already holds this round's attempt's event from this stage. A failed candidates' repair is
+         * told apart by its reason too: one attempt may repair its candidates more than once, each round naming their new
+         * attempts; a redelivered one repeats it word for word.
+         */
         boolean seen(AttemptEvent e) {
             return events.stream().anyMatch(x -> x.round() == e.round() && x.attempt() == e.attempt() && x.stage().equals(e.stage())
-                    && java.util.Objects.equals(x.kind(), e.kind()));
+                    && java.util.Objects.equals(x.kind(), e.kind())
+                    && (!AttemptEvent.CANDIDATE_REPAIR.equals(e.kind()) || java.util.Objects.equals(x.reason(), e.reason())));
         }
 
         private static List<AttemptEvent> append(List<AttemptEvent> events, AttemptEvent e) {

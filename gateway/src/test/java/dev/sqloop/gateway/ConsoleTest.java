@@ -229,7 +229,8 @@ class ConsoleTest {
         List<Candidate> candidates = List.of(
                 Candidate.generated(1, "SELECT count(*) AS n FROM t").ran(four, "aaaaaaaaaaaaaaaaaaaa"),
                 Candidate.generated(2, "SELECT count(DISTINCT x) AS n FROM t").ran(five, "bbbbbbbbbbbbbbbbbbbb"),
-                Candidate.generated(3, "SELECT count(id) AS n FROM t").ran(four, "aaaaaaaaaaaaaaaaaaaa"),
+                Candidate.generated(3, "SELECT count(idd) AS n FROM t").failed("column_not_found: idd")
+                        .repairedAs(Candidate.generated(3, "SELECT count(id) AS n FROM t")).ran(four, "aaaaaaaaaaaaaaaaaaaa"),
                 Candidate.invalid(4, EVIL, "not one read-only query: " + EVIL));
         QuestionResult r = new QuestionResult(0, "q1", "t", "b1", "demo", "How many?", "succeeded", "first_attempt_success", null, null,
                 "SELECT count(*) AS n FROM t", null, 1, null, four, null, null, now, now, null, 3, 0, null, null, null, candidates);
@@ -248,5 +249,10 @@ class ConsoleTest {
         assertTrue(html.contains("class=\"candidate chosen\" data-candidate=\"1\" data-group=\"1\""), html);
         assertTrue(html.contains("data-candidate=\"4\" data-group=\"0\""), "the one that did not run is shown too");
         assertFalse(html.contains("<script>alert"), "a candidate's text and error are shown escaped");
+        assertTrue(html.contains("data-attempt=\"2\">repaired, attempt 2"), "a repaired candidate says so");
+        // a majority's winner need not be candidate 1: the first that ran the answer's SQL is marked
+        QuestionResult byThird = new QuestionResult(0, "q1", "t", "b1", "demo", "How many?", "succeeded", "first_attempt_success", null, null,
+                "SELECT count(id) AS n FROM t", null, 1, null, four, null, null, now, now, null, 3, 0, null, null, null, candidates);
+        assertEquals(List.of(false, false, true, false), Console.candidateRows(byThird).stream().map(ConsoleModel.CandidateRow::chosen).toList());
     }
 }

@@ -145,6 +145,23 @@ class QuestionMetricsTest {
     }
 
     @Test
+    void shouldTraceEachRoundOfACandidatesRepairOnceAndCountTheCandidatesSent() {
+        Issue missing = new Issue("execute", ErrorCategory.COLUMN_NOT_FOUND, "no column nam", "nam", List.of());
+        AttemptEvent first = new AttemptEvent(0, "q7", 1, "execute", AttemptEvent.CANDIDATE_REPAIR, "SELECT 1", List.of(missing),
+                QuestionMetrics.REPAIR_CANDIDATES, "sole: …; repairing candidate 2 (attempt 1, column_not_found: no column nam)", null, 1, T0, 0);
+        AttemptEvent second = new AttemptEvent(0, "q7", 1, "execute", AttemptEvent.CANDIDATE_REPAIR, "SELECT 1", List.of(missing),
+                QuestionMetrics.REPAIR_CANDIDATES, "sole: …; repairing candidate 2 (attempt 2, column_not_found: no column nam)", null, 1, T0, 0);
+        AttemptEvent chosen = new AttemptEvent(0, "q7", 1, "execute", QuestionMetrics.SELECTION_EVENT, "SELECT 1", List.of(),
+                "majority", "majority: …", null, 1, T0, 0);
+        QuestionState s = fold(QuestionState.EMPTY, new Update.Event(first), new Update.Event(first), new Update.Event(second),
+                new Update.Event(chosen), new Update.Event(chosen));
+        assertEquals(List.of(first, second, chosen), s.events(), "two rounds of one attempt traced, each redelivery once");
+        assertEquals(2.0, registry.get(Metrics.CANDIDATE_REPAIRS).tag("category", "column_not_found").counter().count());
+        assertEquals(1.0, registry.get(Metrics.CANDIDATE_SELECTIONS).tag("decision", "majority").counter().count(),
+                "a candidates' repair is not a selection");
+    }
+
+    @Test
     void shouldBoundRepairDecisionsToTheKnownSet() {
         assertEquals("max_attempts", QuestionMetrics.decision(repairEvent("q", 3, "final", "max_attempts: attempt 3 of 3 failed")));
         assertEquals("other", QuestionMetrics.decision(repairEvent("q", 3, "final", "SELECT * FROM secrets: whatever")));

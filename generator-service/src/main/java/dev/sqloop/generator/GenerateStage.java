@@ -41,6 +41,7 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
     private final Clock clock;
     private final BatchWindows windows;
     private final Map<String, Integer> candidates;
+    private final CorrectionPromptBuilder corrections;
 
     public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, StageMetrics metrics, Clock clock) {
         this(llm, dialects, prompts, ProjectionContract.OFF, metrics, clock);
@@ -58,15 +59,17 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
      */
     public GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, ProjectionContract projection,
                          StageMetrics metrics, Clock clock, BatchWindows windows) {
-        this(llm, dialects, prompts, projection, metrics, clock, windows, Map.of());
+        this(llm, dialects, prompts, projection, metrics, clock, windows, Map.of(),
+                new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, CorrectionPromptBuilder.Evidence.INCLUDED));
     }
 
     private GenerateStage(LlmClient llm, DialectLookup dialects, PromptBuilder prompts, ProjectionContract projection,
                           StageMetrics metrics, Clock clock, BatchWindows windows,
-                          Map<String, Integer> candidates) {
+                          Map<String, Integer> candidates, CorrectionPromptBuilder corrections) {
         super(NAME, QuestionTask.class);
         this.windows = windows;
         this.candidates = Map.copyOf(candidates);
+        this.corrections = corrections;
         this.llm = llm;
         this.dialects = dialects;
         this.prompts = prompts;
@@ -80,7 +83,15 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
      * 1 (or absent) being one candidate, as before. Online calls only: a provider batch's line is one candidate.
      */
     public GenerateStage withCandidates(Map<String, Integer> byDatasource) {
-        return new GenerateStage(llm, dialects, prompts, projection, metrics, clock, windows, byDatasource);
+        return new GenerateStage(llm, dialects, prompts, projection, metrics, clock, windows, byDatasource, corrections);
+    }
+
+    /**
+     * The same stage writing its failed candidates' correction prompts with {@code corrections} (the repair worker's,
+     * with its past fixes, where both run in one process); by default the error patterns without past fixes.
+     */
+    public GenerateStage withCorrections(CorrectionPromptBuilder corrections) {
+        return new GenerateStage(llm, dialects, prompts, projection, metrics, clock, windows, candidates, corrections);
     }
 
     @Override
@@ -91,6 +102,7 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
                     "unknown datasource '" + task.datasource() + "'", clock.instant()));
         }
         // the executor's candidates tie and it asks for a pairwise decision: always an online call, even in batch mode
+        if (task.awaitsCandidateRepair()) return repairCandidates(task, dialect.get());
         if (task.awaitsTieBreak()) return tieBreak(task, dialect.get());
         if (windows != null) {
             // acknowledged once its window is recorded: from there the window's provider batch answers it
@@ -201,6 +213,53 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
             if (!Candidate.INVALID.equals(c.status())) sameText.merge(sameTextKey(c.sql()), 1, Integer::sum);
         }
         return answered.withSql(answered.sql(), spent).withCandidates(others);
+    }
+
+    /**
+     * Issue 50: the executor's failed candidates that could still change the choice, corrected as a question's attempt is
+     * (the same correction prompt: the failed SQL, the engine's error, the pattern's guidance), one online call each; back
+     * to the executor, which runs the corrected ones (the question's own result is kept) and chooses again. Each
+     * candidate's attempts count against the question's budget, so this ends.
+     */
+    private Outcome repairCandidates(QuestionTask task, Dialect dialect) {
+        Instant start = clock.instant();
+        TokenUsage spent = TokenUsage.ZERO;
+        List<Candidate> next = new ArrayList<>();
+        List<String> repaired = new ArrayList<>();
+        for (Candidate c : task.candidates()) {
+            if (!Candidate.REPAIR.equals(c.status())) {
+                next.add(c);
+                continue;
+            }
+            QuestionTask failed = task.withSql(c.sql(), null).withIssues(List.of(c.issue() != null ? c.issue()
+                    : Issue.of(NAME, ErrorCategory.UNKNOWN, c.error())));
+            QuestionTask asked = failed.nextAttempt(corrections.build(failed, dialect));
+            long callStart = System.nanoTime();
+            LlmClient.Reply reply;
+            try {
+                reply = llm.complete(prompts.build(asked, dialect));
+            } catch (RuntimeException e) {
+                llmCall(LlmErrorType.of(e), callStart); // the runner retries the step; past its budget the question ends llm_unavailable
+                throw e;
+            }
+            llmCall("", callStart);
+            metrics.llmTokens(llm.provider(), llm.model(), reply.usage());
+            spent = spent.plus(reply.usage());
+            Candidate answer = switch (OutputGuardrails.check(reply.text())) {
+                case OutputGuardrails.Valid v -> Candidate.generated(c.index(), projection.enforce(v.sql(), task.question()));
+                case OutputGuardrails.Invalid inv -> Candidate.invalid(c.index(), inv.text(), inv.reason());
+            };
+            Candidate corrected = c.repairedAs(answer);
+            next.add(corrected);
+            repaired.add("candidate " + c.index() + " attempt " + corrected.attempt() + (Candidate.INVALID.equals(corrected.status())
+                    ? ": not SQL again" : ": corrected"));
+        }
+        QuestionTask out = task.withSql(task.sql(), spent).withIssues(task.issues()).withExecution(task.execution())
+                .withCandidates(next).withTiming(NAME, Math.max(0, clock.millis() - start.toEpochMilli()));
+        return Outcome.send("candidate-repair", Topics.EXECUTE, out).and(Topics.EVENTS, new dev.sqloop.common.message.AttemptEvent(0,
+                out.questionId(), out.attempt(), NAME, dev.sqloop.common.message.AttemptEvent.CANDIDATE_REPAIR, out.sql(), List.of(),
+                "candidates-repaired", String.join("; ", repaired), null, out.timings().getOrDefault(NAME, 0L), clock.instant(),
+                out.round(), out.retries()));
     }
 
     /**

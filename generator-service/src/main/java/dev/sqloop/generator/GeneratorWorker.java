@@ -103,13 +103,17 @@ public final class GeneratorWorker implements AutoCloseable {
         DialectLookup dialects = config.dialectLookup();
         List<StageRunner<?>> runners = new ArrayList<>();
         List<AutoCloseable> owned = new ArrayList<>();
+        // one correction prompt builder: the repair worker's, which the generate worker's failed candidates use too
+        CorrectionPromptBuilder corrections = options.workers().contains(RepairStage.NAME)
+                ? new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env, options, owned), options.evidence())
+                : new CorrectionPromptBuilder(ErrorPatternRegistry.load(), PastFixes.NONE, options.evidence());
         if (options.workers().contains(GenerateStage.NAME)) {
             ProviderBatchSettings batch = ProviderBatchSettings.fromEnv(env);
             MicrometerStageMetrics metrics = new MicrometerStageMetrics(registry);
             BatchWindows windows = batch.enabled() ? batchMode(env, config, kafka, batch, clock, owned) : null;
             GenerateStage generate = new GenerateStage(config.llmClient(registry), dialects,
                     new PromptBuilder(config.jsonMode()), ProjectionContract.of(config.projectionContract()), metrics, clock, windows)
-                    .withCandidates(candidates(env, config));
+                    .withCandidates(candidates(env, config)).withCorrections(corrections);
             RunnerSettings first = RunnerConfig.fromEnv(env, GenerateStage.NAME);
             RunnerSettings lane = RunnerConfig.fromEnv(env, REGENERATE_GROUP);
             if (windows != null) {
@@ -131,9 +135,7 @@ public final class GeneratorWorker implements AutoCloseable {
             runners.add(KafkaClients.runner(generate, Topics.REGENERATE, kafka, lane, registry));
         }
         if (options.workers().contains(RepairStage.NAME)) {
-            CorrectionPromptBuilder prompts = new CorrectionPromptBuilder(ErrorPatternRegistry.load(), pastFixes(env, options, owned),
-                    options.evidence());
-            RepairStage repair = new RepairStage(dialects, prompts, clock, env.bool(PRIORITY_LANE, true));
+            RepairStage repair = new RepairStage(dialects, corrections, clock, env.bool(PRIORITY_LANE, true));
             runners.add(KafkaClients.runner(repair, Topics.REPAIR_FEEDBACK, kafka, RunnerConfig.fromEnv(env, RepairStage.NAME), registry));
         }
         return new GeneratorWorker(config, kafka, options.workers(), List.copyOf(runners), owned);

@@ -147,6 +147,41 @@ class GenerateStageTest {
     }
 
     @Test
+    void shouldCorrectTheCandidatesTheExecutorSentForRepairAndSendThemBackToRun() {
+        dev.sqloop.common.message.Issue missing = new dev.sqloop.common.message.Issue("execute", ErrorCategory.COLUMN_NOT_FOUND,
+                "Binder Error: Referenced column \"nam\" not found", "nam", List.of("name"));
+        List<dev.sqloop.common.message.Candidate> cs = List.of(PairwiseTieBreakTest.ran(1, "SELECT 1", "x", 1),
+                dev.sqloop.common.message.Candidate.generated(2, "SELECT nam FROM t").failed(missing).toRepair(),
+                PairwiseTieBreakTest.ran(3, "SELECT 3", "z", 3));
+        QuestionTask task = Tasks.fresh("demo").withSql("SELECT 1", TokenUsage.ZERO).withExecution(cs.getFirst().execution()).withCandidates(cs);
+        assertTrue(task.awaitsCandidateRepair());
+        assertFalse(task.awaitsTieBreak(), "a candidate still to repair: no tie to break yet");
+        prompts.clear();
+        Outcome.Send send = assertInstanceOf(Outcome.Send.class, stage(p -> new LlmClient.Reply("SELECT name FROM t", new TokenUsage(200, 10)))
+                .process(task));
+        assertEquals("candidate-repair", send.kind());
+        assertEquals(List.of(Topics.EXECUTE.name(), Topics.EVENTS.name()), send.emissions().stream().map(Outcome.Emission::topic).toList());
+        assertEquals(1, prompts.size(), "one call, for the one candidate to repair");
+        String asked = prompts.getFirst().user();
+        assertTrue(asked.contains("SELECT nam FROM t") && asked.contains("Referenced column \"nam\" not found"),
+                "a correction prompt with the candidate's SQL and the engine's error: " + asked);
+        QuestionTask back = (QuestionTask) send.emissions().getFirst().message();
+        dev.sqloop.common.message.Candidate second = back.candidates().get(1);
+        assertEquals(dev.sqloop.common.message.Candidate.GENERATED, second.status());
+        assertEquals("SELECT name FROM t", second.sql());
+        assertEquals(2, second.attempt());
+        assertEquals(List.of("ran", "generated", "ran"), back.candidates().stream().map(dev.sqloop.common.message.Candidate::status).toList());
+        assertEquals("SELECT 1", back.sql(), "the question's own SQL and result stay");
+        assertEquals(cs.getFirst().execution(), back.execution());
+        assertEquals(1, back.attempt(), "a candidate's repair is its own attempt, not the question's");
+        assertEquals(new TokenUsage(200, 10), back.usage(), "the call is the question's cost");
+        dev.sqloop.common.message.AttemptEvent event = (dev.sqloop.common.message.AttemptEvent) send.emissions().get(1).message();
+        assertEquals(dev.sqloop.common.message.AttemptEvent.CANDIDATE_REPAIR, event.kind());
+        assertEquals("candidates-repaired", event.decision());
+        assertEquals("candidate 2 attempt 2: corrected", event.reason());
+    }
+
+    @Test
     void shouldEndATieUncertainWhenTheComparisonFailsOrNamesNeither() {
         for (Function<LlmClient.Prompt, LlmClient.Reply> llm : List.<Function<LlmClient.Prompt, LlmClient.Reply>>of(
                 p -> new LlmClient.Reply("They are both plausible.", new TokenUsage(300, 5)),

@@ -32,6 +32,12 @@ public record AttemptEvent(
         Map<String, Integer> retries,
         PromptParts prompt) implements Message {
 
+    /**
+     * The kind of the events of a failed candidates' repair (issue 50): the executor's ({@code repair-candidates}: which,
+     * why, with their issues) and the generator's ({@code candidates-repaired}). One attempt may hold several rounds.
+     */
+    public static final String CANDIDATE_REPAIR = "candidate-repair";
+
     public AttemptEvent {
         Objects.requireNonNull(questionId, "questionId");
         Objects.requireNonNull(stage, "stage");

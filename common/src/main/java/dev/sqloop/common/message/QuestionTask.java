@@ -242,7 +242,15 @@ public record QuestionTask(
      */
     public boolean awaitsTieBreak() {
         return execution != null && candidates.stream().anyMatch(c -> c.index() == 1)
-                && candidates.stream().noneMatch(c -> Candidate.GENERATED.equals(c.status()));
+                && candidates.stream().noneMatch(c -> Candidate.GENERATED.equals(c.status()) || Candidate.REPAIR.equals(c.status()));
+    }
+
+    /**
+     * Whether the executor sent this task for its failed candidates' repair (issue 50): some are marked
+     * {@link Candidate#REPAIR}, and the generator asks for their corrected versions before they run and vote again.
+     */
+    public boolean awaitsCandidateRepair() {
+        return candidates.stream().anyMatch(c -> Candidate.REPAIR.equals(c.status()));
     }
 
     /** One more infrastructure retry in {@code stage} (no attempt spent). */

@@ -98,6 +98,8 @@ public final class Metrics {
     public static final String CANDIDATE_AGREEMENT = "sqloop.candidate.agreement";
     /** Counter, tag decision (unanimous, majority, sole, pairwise, uncertain): how a question's answer was chosen among its candidates. */
     public static final String CANDIDATE_SELECTIONS = "sqloop.candidate.selections";
+    /** Counter, tag category: failed candidates sent to repair (issue 50), by the category of their failure. */
+    public static final String CANDIDATE_REPAIRS = "sqloop.candidate.repairs";
 
     private Metrics() {}
 

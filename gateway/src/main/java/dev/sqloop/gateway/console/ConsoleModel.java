@@ -82,10 +82,11 @@ public final class ConsoleModel {
 
     /**
      * One candidate of a question asked with several, side by side with the others: {@code group} numbers the
-     * candidates whose results agree (1: the largest group), 0 for one that did not run; {@code chosen} is the answer.
+     * candidates whose results agree (1: the largest group), 0 for one that did not run; {@code chosen} is the answer;
+     * {@code attempt} above 1 for a candidate that failed and was repaired.
      */
     public record CandidateRow(int index, String status, String sql, String error, long rowCount, List<String> columns,
-                               List<List<String>> preview, String fingerprint, int group, int groupSize, boolean chosen) {}
+                               List<List<String>> preview, String fingerprint, int group, int groupSize, boolean chosen, int attempt) {}
 
     /** An example with where it came from. */
     /** @param owner the tenant that created it; null for a seed */

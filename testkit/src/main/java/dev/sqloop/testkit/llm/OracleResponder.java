@@ -51,6 +51,8 @@ public final class OracleResponder implements Responder {
     private final Map<String, String> costly = new ConcurrentHashMap<>();
     /** Issue 50's silent variants: which candidates answer one (none by default). */
     private Silent silent = Silent.NONE;
+    /** Issue 50's failing candidates: question → candidates (2 on) whose first answer the engine refuses. */
+    private final Map<String, Set<Integer>> failing = new ConcurrentHashMap<>();
     /** The line the generator adds to candidate k's prompt ("Candidate 2 of 3: …"); absent: candidate 1. */
     private static final Pattern CANDIDATE = Pattern.compile("(?i)\\bcandidate\\s+(\\d+)\\s+of\\s+\\d+");
 
@@ -152,7 +154,32 @@ public final class OracleResponder implements Responder {
     private OracleResponder copy() {
         OracleResponder copy = new OracleResponder(gold, assigned, mix, dialect, dialects, seed);
         copy.costly.putAll(costly);
+        copy.failing.putAll(failing);
         return copy;
+    }
+
+    /**
+     * The same oracle, with the given candidates (2 on) of the given questions answering first with a mistake the engine
+     * refuses (a misspelt column where the gold SQL has one, else a syntax slip), and their corrections answered as a
+     * question's are: the gold SQL only when the correction prompt carries that mistake's evidence. Call it after
+     * {@link #withFaults} and {@link #withDialects}, which do not carry it over.
+     */
+    public OracleResponder withFailingCandidates(Map<String, Set<Integer>> byQuestion) {
+        OracleResponder copy = copy().silent(silent);
+        byQuestion.forEach((q, ks) -> copy.failing.put(q, Set.copyOf(ks)));
+        return copy;
+    }
+
+    /** The mistake a failing candidate answers first (null when the question has none listed). */
+    private Injection candidateMistake(String question) {
+        if (failing.getOrDefault(question, Set.of()).isEmpty()) return null;
+        String sql = gold.get(question).strip();
+        while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
+        for (Fault f : List.of(Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO)) {
+            Injection i = tryInject(f, question, sql, dialectOf(question));
+            if (i != null) return i;
+        }
+        return null;
     }
 
     /**
@@ -231,12 +258,19 @@ public final class OracleResponder implements Responder {
             return format(costlyAnswer(table), call.jsonMode());
         }
         boolean correction0 = isCorrection(call.lastUser());
+        Injection mistake = candidateMistake(question);
         if (!correction0) {
             Matcher k = CANDIDATE.matcher(call.lastUser());
             int candidate = k.find() ? Integer.parseInt(k.group(1)) : 1;
             String variant = silentVariantFor(question, candidate);
             if (variant != null) return format(variant, call.jsonMode());
+            if (mistake != null && candidate > 1 && failing.get(question).contains(candidate)) {
+                return format(mistake.faultyAnswer(), call.jsonMode());
+            }
             if (candidate > 1) return format(injectionFor(question).goldSql(), call.jsonMode());
+        } else if (mistake != null && Questions.squash(call.lastUser()).contains(Questions.squash(mistake.faultyAnswer()))) {
+            // a failing candidate's correction: its own mistake's evidence decides, as a question's does
+            return format(carriesEvidence(call.lastUser(), mistake) ? mistake.goldSql() : mistake.faultyAnswer(), call.jsonMode());
         }
         Injection injection = injectionFor(question);
         if (injection.fault() == Fault.NONE) return format(injection.goldSql(), call.jsonMode());
