@@ -64,8 +64,8 @@ import org.junit.jupiter.api.Test;
  * gateway, on no question's path once a batch is written, must redo nothing (its view once counted results twice
  * after a SIGKILL — "finished 42" of 40, done with 2 pending — until it ran exactly once). Processing resumes (the
  * killed kind's group commits past its offset at the kill; for the gateway, the API answers with the batch's progress)
- * within {@value #STALL_BOUND_SECONDS} s of the kill: the restart (a JVM start)
- * plus the wait for the dead member's session to expire — the new member's join waits for the dead one until its
+ * within {@value #STALL_BOUND_SECONDS} s of the restart (a JVM start, not bounded: it follows the host's load):
+ * the wait for the dead member's session to expire — the new member's join waits for the dead one until its
  * session times out. Kafka's 45 s default made that ~45 s per kill; the consumers' default is now 10 s (see
  * {@code KafkaClients}), which this test runs on without override.
  *
@@ -80,8 +80,11 @@ class PipelineCrashIT {
     static final int BATCH = 40;
     /** In flight (16) plus what finished within the last 200 ms commit interval (≤ 16: under 80 records/s per stage here). */
     static final int REDONE_BOUND = 2 * IN_FLIGHT;
-    /** The dead member's 10 s session plus up to 20 s for the new JVM to start on two busy cores. */
-    static final long STALL_BOUND_SECONDS = 30;
+    /**
+     * Once the new JVM is up, the dead member's 10 s session plus 10 s of slack: the bound on the stall is counted from
+     * the restart, whose JVM start alone took 37 s on a host loaded by other builds (and ~5 s on a quiet one).
+     */
+    static final long STALL_BOUND_SECONDS = 20;
     static final String LLM_KEY = "sk-canary-llm-7f3c9e2a5b1d";
     static final String DB_PASSWORD = "pw-canary-warehouse-4d81c6e0";
     static final String PREFIX = "crash";
@@ -266,11 +269,11 @@ class PipelineCrashIT {
                 // the gateway is on no question's path once a batch is written: its crash redoes nothing
                 assertEquals(0, duplicates, line);
                 assertEquals(0, repeated, line);
-                assertTrue(run.stallSeconds() <= STALL_BOUND_SECONDS, line);
+                assertTrue(run.stallSeconds() <= run.restartSeconds() + STALL_BOUND_SECONDS, line);
             } else {
                 assertTrue(duplicates <= REDONE_BOUND && duplicates <= run.lagAtKill(), line);
                 assertTrue(repeated >= 0 && repeated <= REDONE_BOUND * MAX_ATTEMPTS, line);
-                assertTrue(run.stallSeconds() <= STALL_BOUND_SECONDS, line);
+                assertTrue(run.stallSeconds() <= run.restartSeconds() + STALL_BOUND_SECONDS, line);
             }
         }
         System.out.println("crash: summary\n" + String.join("\n", summary));
