@@ -86,7 +86,7 @@ public final class Eval {
     public static int run(Args args) throws Exception {
         if (args.flag("help")) throw new Args.HelpRequested(usage());
         args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts", "resume", "llm-latency-ms",
-                "candidates", "silent-rate");
+                "candidates", "silent-rate", "failing-rate");
         if (args.positional().isEmpty()) throw new Args.UsageException("eval needs a dataset file\n" + usage());
         Path dataset = Path.of(args.positional().getFirst());
         Map<String, String> mapping = new LinkedHashMap<>();
@@ -130,16 +130,8 @@ public final class Eval {
         } else {
             out = base.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))).toAbsolutePath();
         }
-        double silentRate;
-        try {
-            silentRate = Double.parseDouble(args.string("silent-rate", "0"));
-        } catch (NumberFormatException e) {
-            throw new Args.UsageException("--silent-rate takes a share of candidates, e.g. 0.3; was '" + args.string("silent-rate", "") + "'");
-        }
-        if (silentRate < 0 || silentRate > 1) throw new Args.UsageException("--silent-rate is between 0 and 1, was " + silentRate);
-        if (silentRate > 0 && !"simulated".equals(args.string("llm", null))) {
-            throw new Args.UsageException("--silent-rate makes the simulated oracle wrong silently: it needs --llm simulated");
-        }
+        double silentRate = rate(args, "silent-rate", "makes the simulated oracle wrong silently");
+        double failingRate = rate(args, "failing-rate", "makes the simulated oracle's candidates 2..N fail first");
         List<Integer> candidates = candidateCounts(args.string("candidates", null));
         if (candidates != null && args.string("gateway", null) != null) {
             throw new Args.UsageException("--candidates sets SQLOOP_DATASOURCE_<NAME>_CANDIDATES on the pipeline eval runs here;"
@@ -147,7 +139,7 @@ public final class Eval {
         }
         Options options = new Options(args.string("gateway", null), args.string("api-key", null), args.string("llm", null),
                 args.string("faults", "default"), Long.parseLong(args.string("seed", "7")), args.integer("ts", 3),
-                Duration.ofMillis(args.integer("llm-latency-ms", 0)), silentRate);
+                Duration.ofMillis(args.integer("llm-latency-ms", 0)), silentRate, failingRate);
         // Ctrl-C: stop between two questions, write the partial report, then let the JVM end
         Interrupt interrupt = new Interrupt();
         Thread hook = new Thread(() -> {
@@ -230,6 +222,21 @@ public final class Eval {
         }
     }
 
+    /** A share of candidates (0-1) for the simulated oracle, refused with a clear message otherwise. */
+    private static double rate(Args args, String name, String what) {
+        double rate;
+        try {
+            rate = Double.parseDouble(args.string(name, "0"));
+        } catch (NumberFormatException e) {
+            throw new Args.UsageException("--" + name + " takes a share of candidates, e.g. 0.3; was '" + args.string(name, "") + "'");
+        }
+        if (rate < 0 || rate > 1) throw new Args.UsageException("--" + name + " is between 0 and 1, was " + rate);
+        if (rate > 0 && !"simulated".equals(args.string("llm", null))) {
+            throw new Args.UsageException("--" + name + " " + what + ": it needs --llm simulated");
+        }
+        return rate;
+    }
+
     /**
      * @param gateway a running gateway to submit to, or null to run the pipeline in this JVM
      * @param llm {@code simulated} for the simulated oracle (it knows the gold SQL), else the configured LLM
@@ -238,9 +245,16 @@ public final class Eval {
      * @param llmLatency how long the simulated oracle takes per answer (zero: at once)
      * @param silentRate the share of the simulated oracle's candidates that answer a silent variant of the gold SQL
      *                   (issue 50; 0: none, as before)
+     * @param failingRate the share of its candidates 2..N that answer first a mistake the engine refuses, which the
+     *                    candidates' repair corrects from the engine's error (issue 50; 0: none, as before)
      */
     public record Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies, Duration llmLatency,
-                          double silentRate) {
+                          double silentRate, double failingRate) {
+        public Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies, Duration llmLatency,
+                       double silentRate) {
+            this(gateway, apiKey, llm, faults, seed, tsCopies, llmLatency, silentRate, 0);
+        }
+
         public Options(String gateway, String apiKey, String llm, String faults, long seed, int tsCopies) {
             this(gateway, apiKey, llm, faults, seed, tsCopies, Duration.ZERO);
         }
@@ -320,7 +334,8 @@ public final class Eval {
         RunState state = RunState.read(out);
         state.options(String.format(java.util.Locale.ROOT, "llm=%s faults=%s seed=%d ts=%d gateway=%s report=%d",
                 options.llm() == null ? "configured" : options.llm(), options.faults(), options.seed(), options.tsCopies(), options.gateway(),
-                REPORT_VERSION) + (options.silentRate() > 0 ? " silent=" + options.silentRate() : ""), out);
+                REPORT_VERSION) + (options.silentRate() > 0 ? " silent=" + options.silentRate() : "")
+                + (options.failingRate() > 0 ? " failing=" + options.failingRate() : ""), out);
         state.write(out);
         Path log = out.resolve(QUESTIONS);
         List<Row> rows = EvalReport.readRows(log, byId, configs);
@@ -426,6 +441,7 @@ public final class Eval {
                 };
                 OracleResponder oracle = new OracleResponder(gold, mix, "postgres", options.seed()).withDialects(dialects);
                 if (options.silentRate() > 0) oracle = oracle.withSilentVariants(options.silentRate());
+                if (options.failingRate() > 0) oracle = oracle.withFailingCandidates(options.failingRate());
                 llm = SimulatedLlm.start(oracle, options.seed());
                 if (!options.llmLatency().isZero()) llm.faults().latency(Latency.fixed(options.llmLatency()));
                 s.put("SQLOOP_LLM_BASE_URL", llm.openAiBaseUrl());
@@ -644,6 +660,9 @@ public final class Eval {
                                            wrong answers and LLM tokens/cost per question side by side (candidates.md)
                   --silent-rate P          the simulated oracle answers a share P of its candidates with a silent
                                            variant of the gold SQL (runs, no error, another answer; default 0)
+                  --failing-rate P         the simulated oracle's candidates 2..N answer, each with probability P, first
+                                           a mistake the engine refuses (a misspelt column), which the candidates'
+                                           repair corrects from the engine's error (default 0)
                   --out DIR                where report.md, report.html, report.json and questions.jsonl go
                                            (default .sqloop/eval/run-TIMESTAMP); a rerun on the directory of an
                                            interrupted run resumes it: only what is missing is sent and scored

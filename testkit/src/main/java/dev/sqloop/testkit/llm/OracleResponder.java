@@ -53,6 +53,8 @@ public final class OracleResponder implements Responder {
     private Silent silent = Silent.NONE;
     /** Issue 50's failing candidates: question → candidates (2 on) whose first answer the engine refuses. */
     private final Map<String, Set<Integer>> failing = new ConcurrentHashMap<>();
+    /** The share of candidates 2 on whose first answer the engine refuses, drawn per question and candidate (0: none). */
+    private double failingRate;
     /** The line the generator adds to candidate k's prompt ("Candidate 2 of 3: …"); absent: candidate 1. */
     private static final Pattern CANDIDATE = Pattern.compile("(?i)\\bcandidate\\s+(\\d+)\\s+of\\s+\\d+");
 
@@ -155,6 +157,7 @@ public final class OracleResponder implements Responder {
         OracleResponder copy = new OracleResponder(gold, assigned, mix, dialect, dialects, seed);
         copy.costly.putAll(costly);
         copy.failing.putAll(failing);
+        copy.failingRate = failingRate;
         return copy;
     }
 
@@ -170,9 +173,27 @@ public final class OracleResponder implements Responder {
         return copy;
     }
 
-    /** The mistake a failing candidate answers first (null when the question has none listed). */
+    /**
+     * The same oracle, with each candidate k ≥ 2 of each question answering first, with probability {@code rate} (drawn
+     * from the seed per question and candidate, apart from the silent variants' draw), the mistake of
+     * {@link #withFailingCandidates(Map)}; a candidate that answers a silent variant does not fail.
+     */
+    public OracleResponder withFailingCandidates(double rate) {
+        if (rate < 0 || rate > 1) throw new IllegalArgumentException("rate must be in [0, 1], was " + rate);
+        OracleResponder copy = copy().silent(silent);
+        copy.failingRate = rate;
+        return copy;
+    }
+
+    /** Whether candidate {@code k} (≥ 2) of a question answers a refused mistake first. */
+    boolean failsFirst(String question, int k) {
+        return k > 1 && (failing.getOrDefault(question, Set.of()).contains(k)
+                || failingRate > 0 && uniform(~seed, question, k) < failingRate);
+    }
+
+    /** The mistake a failing candidate answers first (null when none of the question's can fail). */
     private Injection candidateMistake(String question) {
-        if (failing.getOrDefault(question, Set.of()).isEmpty()) return null;
+        if (failing.getOrDefault(question, Set.of()).isEmpty() && failingRate == 0) return null;
         String sql = gold.get(question).strip();
         while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
         for (Fault f : List.of(Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO)) {
@@ -264,7 +285,7 @@ public final class OracleResponder implements Responder {
             int candidate = k.find() ? Integer.parseInt(k.group(1)) : 1;
             String variant = silentVariantFor(question, candidate);
             if (variant != null) return format(variant, call.jsonMode());
-            if (mistake != null && candidate > 1 && failing.get(question).contains(candidate)) {
+            if (mistake != null && failsFirst(question, candidate)) {
                 return format(mistake.faultyAnswer(), call.jsonMode());
             }
             if (candidate > 1) return format(injectionFor(question).goldSql(), call.jsonMode());

@@ -1,6 +1,7 @@
 package dev.sqloop.testkit.llm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -199,5 +200,29 @@ class OracleResponderTest {
         assertEquals("CHOICE: A\nREASON: candidate A is the gold SQL", o.respond(new ChatCall("openai", "m", "judge", ask.apply(GOLD, silent), false)));
         assertEquals("{\"choice\":\"A\",\"reason\":\"neither is the gold SQL: the first\"}",
                 o.respond(new ChatCall("openai", "m", "judge", ask.apply(silent, silent + " LIMIT 1"), true)));
+    }
+
+    @Test
+    void shouldFailAShareOfLaterCandidatesFirstAndRepairThemOnlyWithTheEnginesEvidence() {
+        Map<String, String> gold = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < 200; i++) gold.put("How many orders did customer " + i + " place in total?", "SELECT count(id) FROM orders WHERE customer = " + i);
+        OracleResponder o = new OracleResponder(gold, Map.of(), "duckdb", 7).withFailingCandidates(0.3);
+        int failed = 0;
+        for (String q : gold.keySet()) {
+            assertFalse(o.failsFirst(q, 1), "the question's own attempt keeps its fault of the mix");
+            for (int k = 2; k <= 3; k++) if (o.failsFirst(q, k)) failed++;
+        }
+        assertTrue(failed > 90 && failed < 150, "about 30 % of 400 later candidates: " + failed);
+        String q = gold.keySet().stream().filter(x -> o.failsFirst(x, 2)).findFirst().orElseThrow();
+        String first = o.respond(new ChatCall("openai", "m", "s", "Question: " + q + "\n\nCandidate 2 of 3: write the query independently", false));
+        java.util.regex.Matcher misspelt = java.util.regex.Pattern.compile("\\w+_nm").matcher(first);
+        assertTrue(misspelt.find(), "a misspelt column the engine refuses: " + first);
+        String wrong = first.replace("```sql\n", "").replace("\n```", "");
+        String withEvidence = "Failed SQL:\n" + wrong + "\n\nError:\ncolumn_not_found: Binder Error: Referenced column \"" + misspelt.group()
+                + "\" not found in FROM clause!\n\n"
+                + "Fix and regenerate for: \"" + q + "\"";
+        assertEquals(fenced(gold.get(q)), o.respond(new ChatCall("openai", "m", "s", withEvidence, false)));
+        String blind = "Failed SQL:\n" + wrong + "\n\nThe query failed.\n\nFix and regenerate for: \"" + q + "\"";
+        assertEquals(first, o.respond(new ChatCall("openai", "m", "s", blind, false)), "no evidence, the same mistake");
     }
 }
