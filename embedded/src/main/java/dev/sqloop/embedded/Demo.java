@@ -2,6 +2,9 @@ package dev.sqloop.embedded;
 
 import dev.sqloop.embedded.pipeline.DemoBatch;
 import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
+import dev.sqloop.embedded.pipeline.LocalChdb;
+import dev.sqloop.chdb.Chdb;
+import dev.sqloop.chdb.ChdbSession;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sqloop.cli.GatewayClient;
 import dev.sqloop.cli.SubmitCommand;
@@ -39,23 +42,49 @@ final class Demo {
             description = {dev.sqloop.cli.Main.DEMO,
                 "",
                 "The main job on embedded defaults, in one JVM: a real Kafka broker, every stage, the gateway, a generated",
-                "DuckDB warehouse (TPC-H) and the simulated LLM (or yours: SQLOOP_LLM_BASE_URL); submits the bundled",
-                "40-question batch and prints what the correction loop did."})
+                "DuckDB warehouse (TPC-H; --dialect clickhouse: in chDB) and the simulated LLM (or yours: SQLOOP_LLM_BASE_URL);",
+                "submits the bundled 40-question batch and prints what the correction loop did."})
     static final class Cmd implements Callable<Integer> {
         @Option(names = "--serve", description = "keep the gateway up afterwards (Ctrl-C stops)")
         boolean serve;
         @Option(names = "--work-dir", paramLabel = "DIR", description = "where runs go (default $SQLOOP_HOME/.sqloop/demo)")
         Path workDir;
+        @Option(names = "--dialect", paramLabel = "ENGINE", defaultValue = "duckdb",
+                description = "the warehouse's engine: duckdb (default) or clickhouse (chDB in-process; fetched once per machine)")
+        String dialect;
 
         @Override
         public Integer call() throws Exception {
-            return run(workDir, serve);
+            return run(workDir, serve, Engine.of(dialect));
         }
     }
 
     private Demo() {}
 
+    /** The engines the demo's warehouse can be in. */
+    enum Engine {
+        DUCKDB("duckdb"), CLICKHOUSE("clickhouse");
+
+        final String dialect;
+
+        Engine(String dialect) {
+            this.dialect = dialect;
+        }
+
+        static Engine of(String name) {
+            return switch (name.toLowerCase(Locale.ROOT)) {
+                case "duckdb" -> DUCKDB;
+                case "clickhouse", "chdb" -> CLICKHOUSE;
+                default -> throw new dev.sqloop.cli.Args.UsageException("--dialect takes duckdb or clickhouse, was '" + name + "'");
+            };
+        }
+    }
+
     static int run(Path workDir, boolean serve) throws Exception {
+        return run(workDir, serve, Engine.DUCKDB);
+    }
+
+    static int run(Path workDir, boolean serve, Engine engine) throws Exception {
         // under the checkout (the launcher sets SQLOOP_HOME), wherever it is called from
         String home = System.getenv("SQLOOP_HOME");
         Path root = workDir != null ? workDir : Path.of(home == null || home.isBlank() ? ".sqloop/demo" : home + "/.sqloop/demo");
@@ -71,17 +100,24 @@ final class Demo {
         System.out.println("sqloop demo");
         System.out.println("  work dir     " + work.toAbsolutePath());
         long t0 = System.nanoTime();
-        Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
-        System.out.printf("  warehouse    %s (TPC-H sf %.2f, DuckDB, read-only) in %.1f s%n", warehouse.getFileName(),
-                DemoWarehouse.DEFAULT_SCALE, (System.nanoTime() - t0) / 1e9);
-        settings.putIfAbsent("SQLOOP_DATASOURCE_DEMO_DIALECT", "duckdb");
-        settings.putIfAbsent("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
+        if (engine == Engine.CLICKHOUSE) {
+            Path dir = clickHouseWarehouse(work, settings);
+            System.out.printf("  warehouse    %s (TPC-H sf %.2f, ClickHouse in-process: chDB %s, read-only) in %.1f s%n",
+                    dir.getFileName(), DemoWarehouse.DEFAULT_SCALE, Chdb.open(dir).version(), (System.nanoTime() - t0) / 1e9);
+            settings.putIfAbsent("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:chdb:" + dir + "?database=" + DATASOURCE);
+        } else {
+            Path warehouse = DemoWarehouse.create(work.resolve("warehouse.duckdb"));
+            System.out.printf("  warehouse    %s (TPC-H sf %.2f, DuckDB, read-only) in %.1f s%n", warehouse.getFileName(),
+                    DemoWarehouse.DEFAULT_SCALE, (System.nanoTime() - t0) / 1e9);
+            settings.putIfAbsent("SQLOOP_DATASOURCE_DEMO_URL", "jdbc:duckdb:" + warehouse.toAbsolutePath());
+        }
+        settings.putIfAbsent("SQLOOP_DATASOURCE_DEMO_DIALECT", engine.dialect);
 
         SimulatedLlm llm = null;
         if (realLlm) {
             System.out.println("  LLM          " + settings.get("SQLOOP_LLM_BASE_URL") + " (configured by SQLOOP_LLM_BASE_URL)");
         } else {
-            llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), "duckdb", 7), 7);
+            llm = SimulatedLlm.start(new OracleResponder(batch.goldByQuestion(), DemoBatch.faultMix(), engine.dialect, 7), 7);
             llm.faults().latency(Latency.lognormal(Duration.ofMillis(300), 0.5));
             System.out.println("  LLM          simulated OpenAI-compatible oracle at " + llm.openAiBaseUrl()
                     + " (knows the gold SQL; injects one fault into ~65% of first answers; set SQLOOP_LLM_BASE_URL for a real LLM)");
@@ -93,7 +129,7 @@ final class Demo {
             System.out.println("  Kafka        embedded KRaft broker at " + pipeline.bootstrapServers());
             System.out.println("  gateway      " + pipeline.gatewayUrl());
             System.out.println("  console      " + pipeline.gatewayUrl() + "/console/  (the batch, each question's attempts, the examples)");
-            var report = pipeline.seed(DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), DATASOURCE, "duckdb");
+            var report = pipeline.seed(DemoBatch.copyResource("/demo/seed.yaml", work.resolve("seed.yaml")), DATASOURCE, engine.dialect);
             System.out.printf("  seeded       %d examples (%d skipped)%n%n", report.seeded(), report.skipped());
 
             GatewayClient client = new GatewayClient(pipeline.gatewayUrl(), null);
@@ -122,6 +158,21 @@ final class Demo {
             if (signal != null) signal.close(); // the pipeline is closed: the JVM may exit
         }
         return 0;
+    }
+
+    /**
+     * The demo's warehouse in chDB: the TPC-H rows written as Parquet under the work dir and read into the ClickHouse
+     * database {@value #DATASOURCE} of the directory {@code warehouse.chdb} (chDB runs one directory per process; the
+     * executor, the validator's catalog and schema linking open sessions on the same one). The demo's gold SQL runs on
+     * ClickHouse as written: standard SQL on TPC-H's columns (DemoClickHouseIT checks every question succeeds).
+     */
+    private static Path clickHouseWarehouse(Path work, Map<String, String> settings) throws Exception {
+        LocalChdb.library(settings, System.out);
+        Path dir = work.resolve("warehouse.chdb").toAbsolutePath();
+        try (ChdbSession writer = Chdb.open(dir).session(Map.of())) {
+            for (String statement : DemoWarehouse.clickHouseLoad(DATASOURCE, work.resolve("warehouse-parquet"))) writer.execute(statement);
+        }
+        return dir;
     }
 
     private static QuestionResult decode(String line) {

@@ -24,7 +24,10 @@ public final class Main {
         // the demo prints its own table: sqloop's INFO lines and the embedded broker's warnings would bury it
         dev.sqloop.cli.Main.defaultLogLevel("WARN", "ERROR");
         dev.sqloop.cli.Main.quietLucene();
-        System.exit(dev.sqloop.cli.Main.execute(dev.sqloop.cli.Main.commandLine(own(), argv), argv));
+        int status = dev.sqloop.cli.Main.execute(dev.sqloop.cli.Main.commandLine(own(), argv), argv);
+        // a JVM that loaded chDB ends through testkit's exit guard (libc's _exit), which must know the status
+        dev.sqloop.testkit.engines.ChdbLibrary.exitStatus(status);
+        System.exit(status);
     }
 
     /** This module's commands, in place of cli's stand-ins ({@code bench}: cli's stand-in, naming lab). */

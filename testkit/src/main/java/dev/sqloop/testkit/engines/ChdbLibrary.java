@@ -35,7 +35,15 @@ public final class ChdbLibrary {
 
     /** {@link #path()} also set as the system property the binding reads ({@code sqloop.chdb.library}). */
     public static synchronized Path forThisJvm() {
-        Path p = path();
+        return use(path());
+    }
+
+    /**
+     * {@code library} set for this JVM's chDB (the system property), with the exit guard below: for a process that
+     * loads a library of its own ({@code SQLOOP_CHDB_LIBRARY}) as for one that loads {@link #path()}.
+     */
+    public static synchronized Path use(Path library) {
+        Path p = library;
         System.setProperty("sqloop.chdb.library", p.toString());
         if (!exitGuarded) {
             exitGuarded = true;
@@ -46,6 +54,29 @@ public final class ChdbLibrary {
     }
 
     private static boolean exitGuarded;
+    private static volatile int exitStatus;
+
+    /**
+     * The status the exit guard ends the process with ({@code _exit} takes it; {@code System.exit}'s is not readable
+     * from a shutdown hook): a command's entry point sets it before {@code System.exit}, so a failed demo still exits
+     * non-zero. Test JVMs leave it 0.
+     */
+    public static void exitStatus(int status) {
+        exitStatus = status;
+    }
+
+    /** Whether {@link #path()} answers without fetching (the library is in the tool cache already). */
+    public static boolean installed() {
+        Path dir = ToolCache.base().resolve(TOOL);
+        return Files.exists(dir.resolve(".installed")) && Files.exists(dir.resolve("libchdb.so"));
+    }
+
+    /** Where {@link #path()} keeps the library. */
+    public static Path cacheDir() {
+        return ToolCache.base().resolve(TOOL);
+    }
+
+    private static final String TOOL = "chdb-lib-linux-x64-gnu-" + VERSION;
 
     /**
      * chDB's native exit handlers deadlocked on one of its mutexes (a local run) and crashed with SIGSEGV (a CI run,
@@ -64,7 +95,7 @@ public final class ChdbLibrary {
         }
         System.out.flush();
         System.err.flush();
-        LIBC._exit(0);
+        LIBC._exit(exitStatus);
     }
 
     /** Loaded when the guard is registered, not inside the hook, where loading a library could itself stall. */
@@ -95,7 +126,7 @@ public final class ChdbLibrary {
     }
 
     private static Path install() throws IOException, InterruptedException {
-        return ToolCache.installed("chdb-lib-linux-x64-gnu-" + VERSION, "libchdb.so", dir -> {
+        return ToolCache.installed(TOOL, "libchdb.so", dir -> {
             Path log = dir.resolve("fetch.log");
             LOG.info("fetching {}@{} (178 MB) into {}", PACKAGE, VERSION, dir);
             ToolCache.run(dir, log, Duration.ofMinutes(10), ToolCache.npm().toString(), "pack", PACKAGE + "@" + VERSION, "--loglevel=error");

@@ -51,6 +51,52 @@ public final class DemoWarehouse {
         }
     }
 
+    /**
+     * The statements that load the demo warehouse into ClickHouse (chDB) as the database {@code database}: the same
+     * rows as {@link #create(Path)}, generated into a DuckDB file under {@code workDir}, written out as one Parquet file
+     * per table, and each read into a MergeTree table of ClickHouse's types. The caller runs the statements, in order
+     * (testkit runs no ClickHouse itself: the chdb module depends on testkit).
+     */
+    public static List<String> clickHouseLoad(String database, Path workDir) {
+        if (!database.matches("[a-z_][a-z0-9_]*")) throw new IllegalArgumentException("a plain database name, was " + database);
+        try {
+            Path dir = Files.createDirectories(workDir.toAbsolutePath());
+            Path duck = create(dir.resolve("warehouse.duckdb"));
+            List<String> out = new ArrayList<>();
+            out.add("CREATE DATABASE IF NOT EXISTS " + database);
+            try (Connection c = DriverManager.getConnection("jdbc:duckdb:" + duck, new Properties()); Statement st = c.createStatement()) {
+                for (TpchTable<?> table : TpchTable.getTables()) {
+                    Path parquet = dir.resolve(table.getTableName() + ".parquet");
+                    st.execute("COPY " + table.getTableName() + " TO '" + parquet.toString().replace("'", "''") + "' (FORMAT PARQUET)");
+                    out.add(clickHouseDdl(database, table));
+                    out.add("INSERT INTO " + database + "." + table.getTableName() + " SELECT * FROM file('"
+                            + parquet.toString().replace("\\", "\\\\").replace("'", "\\'") + "', Parquet)");
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("writing the demo warehouse for ClickHouse failed", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** One table in ClickHouse's types: the same columns as {@link #ddl}, NOT NULL as ClickHouse's columns are by default. */
+    static String clickHouseDdl(String database, TpchTable<?> table) {
+        List<String> cols = new ArrayList<>();
+        for (TpchColumn<?> col : table.getColumns()) {
+            String type = switch (col.getType().getBase()) {
+                case INTEGER -> "Int32";
+                case IDENTIFIER -> "Int64";
+                case DATE -> "Date";
+                case DOUBLE -> "Decimal(15, 2)";
+                case VARCHAR -> "String";
+            };
+            cols.add(col.getColumnName() + " " + type);
+        }
+        return "CREATE TABLE " + database + "." + table.getTableName() + " (" + String.join(", ", cols) + ") ENGINE = MergeTree ORDER BY tuple()";
+    }
+
     /** The DDL of one table, from the generator's own column types. */
     static String ddl(TpchTable<?> table) {
         List<String> cols = new ArrayList<>();

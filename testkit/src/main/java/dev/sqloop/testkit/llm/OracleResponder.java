@@ -77,8 +77,8 @@ public final class OracleResponder implements Responder {
     /**
      * @param gold question → gold SQL
      * @param mix fault → weight; questions without an assigned fault draw one
-     * @param dialect {@code trino}, {@code presto}, {@code postgres}, {@code duckdb}, {@code sparksql} or {@code hive}: the
-     *                engine the questions run on, which shapes the mistakes, the error texts and the evidence
+     * @param dialect {@code trino}, {@code presto}, {@code postgres}, {@code duckdb}, {@code sparksql}, {@code hive} or
+     *                {@code clickhouse}: the engine the questions run on, which shapes the mistakes, the error texts and the evidence
      */
     public OracleResponder(Map<String, String> gold, Map<Fault, Double> mix, String dialect, long seed) {
         this(gold, Map.of(), mix, dialect, Map.of(), seed);
@@ -445,6 +445,9 @@ public final class OracleResponder implements Responder {
             case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10004]: Line 1:7 Invalid table alias or column reference '"
                     + wrong + "': (possible column names are: " + t.text() + ")";
             case "postgres" -> "ERROR: column \"" + wrong.toLowerCase(Locale.ROOT) + "\" does not exist";
+            // ClickHouse 26.7 (chDB) in its own words, as for the other engines; "In scope <query>" left out
+            case "clickhouse" -> "Code: 47. DB::Exception: Unknown expression identifier `" + wrong + "` in scope SELECT …. Maybe you meant: ['"
+                    + t.text() + "']. (UNKNOWN_IDENTIFIER)";
             // Trino folds an unquoted name to lower case in its message
             default -> "line 1:8: Column '" + wrong.toLowerCase(Locale.ROOT) + "' cannot be resolved";
         };
@@ -487,6 +490,8 @@ public final class OracleResponder implements Responder {
                         + " and correctness of the schema and catalog.; line 1 pos 14;";
                 case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10001]: Line 1:14 Table not found '" + wrong + "'";
                 case "postgres" -> "ERROR: relation \"" + wrong.toLowerCase(Locale.ROOT) + "\" does not exist";
+                case "clickhouse" -> "Code: 60. DB::Exception: Unknown table expression identifier '" + wrong + "' in scope SELECT …. Maybe you meant "
+                        + t.text() + "?. (UNKNOWN_TABLE)";
                 default -> "line 1:15: Table '" + wrong.toLowerCase(Locale.ROOT) + "' does not exist";
             };
             return new Injection(Fault.WRONG_TABLE, q, sql, faulty, "table_not_found", message, wrong, List.of(wrong));
@@ -518,6 +523,7 @@ public final class OracleResponder implements Responder {
                     + "\" is based on columns which are not participating in the GROUP BY clause.";
             case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10025]: Line 1:7 Expression not in GROUP BY key '" + column + "'";
             case "postgres" -> "ERROR: column \"" + column.toLowerCase(Locale.ROOT) + "\" must appear in the GROUP BY clause or be used in an aggregate function";
+            case "clickhouse" -> "Code: 215. DB::Exception: Column '" + column + "' is not under aggregate function and not in GROUP BY keys. (NOT_AN_AGGREGATE)";
             default -> "line 1:8: '" + column + "' must be an aggregate expression or appear in GROUP BY clause";
         };
         return new Injection(Fault.MISSING_GROUP_BY, q, sql, faulty, "aggregation_error", message, column, List.of(column, "[missing_group_by]"));
@@ -535,6 +541,7 @@ public final class OracleResponder implements Responder {
             case "sparksql", "spark" -> "[UNRESOLVED_ROUTINE] Cannot resolve function `strftime` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`].; line 1 pos 7";
             case "hive" -> "Error while compiling statement: FAILED: SemanticException [Error 10011]: Invalid function strftime";
             case "postgres" -> "ERROR: function strftime(date, unknown) does not exist";
+            case "clickhouse" -> "Code: 46. DB::Exception: Function with name `strftime` does not exist. In scope SELECT …. Maybe you meant: ['toTime']. (UNKNOWN_FUNCTION)";
             default -> "line 1:8: Function 'strftime' not registered";
         };
         return new Injection(Fault.FOREIGN_FUNCTION, q, sql, faulty, "unsupported_function", message, fn, List.of(fn));
@@ -559,6 +566,8 @@ public final class OracleResponder implements Responder {
             case "hive" -> new String[] {"Error while compiling statement: FAILED: SemanticException [Error 10014]: Line 1:7 Wrong arguments 'true':"
                     + " Casting DATE/TIMESTAMP to NUMERIC is prohibited (hive.strict.timestamp.conversion)", "wrong arguments"};
             case "postgres" -> new String[] {"ERROR: invalid input syntax for type integer: \"one\"", "invalid input syntax for type"};
+            case "clickhouse" -> new String[] {"Code: 43. DB::Exception: Illegal types String and UInt8 of arguments of function plus: In scope"
+                    + " SELECT 'one' + 1 AS score, …. (ILLEGAL_TYPE_OF_ARGUMENT)", "illegal types string and uint8"};
             default -> new String[] {"line 1:8: Cannot apply operator: varchar(3) + integer", "cannot apply operator"};
         };
         return new Injection(Fault.TYPE_MISMATCH, q, sql, faulty, "type_mismatch", msgAndEvidence[0], null,
@@ -580,6 +589,8 @@ public final class OracleResponder implements Responder {
             case "sparksql", "spark" -> "[PARSE_SYNTAX_ERROR] Syntax error at or near '" + next + "'.(line 1, pos " + at + ")";
             case "hive" -> "Error while compiling statement: FAILED: ParseException line 1:" + at + " missing EOF at '" + next + "' near 'FORM'";
             case "postgres" -> "ERROR: syntax error at or near \"" + next + "\"";
+            case "clickhouse" -> "Code: 62. DB::Exception: Syntax error: failed at position " + (m.start() + 2) + " (FORM): FORM " + next
+                    + ". Expected one of: token, Comma, FROM, PREWHERE, WHERE, GROUP BY, WITH, HAVING, WINDOW, QUALIFY, ORDER BY, LIMIT, OFFSET. (SYNTAX_ERROR)";
             default -> "line 1:" + (at + 1) + ": mismatched input '" + next + "'. Expecting: ',', 'EXCEPT', 'FETCH', 'FROM', 'GROUP', 'HAVING',"
                     + " 'INTERSECT', 'LIMIT', 'OFFSET', 'ORDER', 'UNION', 'WHERE', 'WINDOW', <EOF>";
         };
@@ -597,6 +608,9 @@ public final class OracleResponder implements Responder {
             case "sparksql", "spark" -> "[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'.(line 1, pos " + m.start() + ")";
             case "hive" -> "Error while compiling statement: FAILED: ParseException line 1:" + m.start() + " cannot recognize input near 'SELEC'";
             case "postgres" -> "ERROR: syntax error at or near \"SELEC\"";
+            // ClickHouse reads "SELEC count" as a name and stops at the bracket after it
+            case "clickhouse" -> "Code: 62. DB::Exception: Syntax error: failed at position " + (faulty.indexOf('(', m.start()) + 1)
+                    + " ((). (SYNTAX_ERROR)";
             default -> "line 1:" + (m.start() + 1) + ": mismatched input 'SELEC'. Expecting: 'ALTER', 'ANALYZE', 'CALL', 'SELECT', 'WITH', <query>";
         };
         return new Injection(Fault.KEYWORD_TYPO, q, sql, faulty, "syntax_error", message, "SELEC", List.of("'selec'", "\"selec\""));
@@ -619,6 +633,7 @@ public final class OracleResponder implements Responder {
             case "hive" -> "Hive";
             case "postgres" -> "PostgreSQL";
             case "presto" -> "Presto";
+            case "clickhouse" -> "ClickHouse";
             default -> "Trino";
         };
     }
