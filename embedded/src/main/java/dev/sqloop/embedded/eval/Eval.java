@@ -11,6 +11,10 @@ import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.message.TokenUsage;
 import dev.sqloop.embedded.pipeline.DemoBatch;
 import dev.sqloop.embedded.pipeline.EmbeddedPipeline;
+import dev.sqloop.embedded.pipeline.LocalChdb;
+import dev.sqloop.common.Dialect;
+import dev.sqloop.common.sql.GoldSql;
+import dev.sqloop.testkit.engines.PostgresToClickHouse;
 import dev.sqloop.testkit.Ports;
 import dev.sqloop.testkit.llm.Fault;
 import dev.sqloop.testkit.llm.Latency;
@@ -86,7 +90,7 @@ public final class Eval {
     public static int run(Args args) throws Exception {
         if (args.flag("help")) throw new Args.HelpRequested(usage());
         args.allowOnly(true, "help", "gateway", "api-key", "max-attempts", "out", "datasource", "map", "llm", "faults", "seed", "ts", "resume", "llm-latency-ms",
-                "candidates", "silent-rate", "failing-rate");
+                "candidates", "silent-rate", "failing-rate", "gold-dialect", "load-defog");
         if (args.positional().isEmpty()) throw new Args.UsageException("eval needs a dataset file\n" + usage());
         Path dataset = Path.of(args.positional().getFirst());
         Map<String, String> mapping = new LinkedHashMap<>();
@@ -99,6 +103,9 @@ public final class Eval {
         List<EvalCase> all = EvalCase.load(dataset, mapping, args.string("datasource", null));
         java.util.Set<String> configured = Datasources.dialectsFromEnv(new EnvConfig(System.getenv())).keySet();
         List<EvalCase> cases = all.stream().filter(c -> configured.contains(c.datasource())).toList();
+        if (args.string("gold-dialect", null) != null) {
+            cases = translateGold(cases, dialectOf(args.string("gold-dialect", null)), Datasources.dialectsFromEnv(new EnvConfig(System.getenv())));
+        }
         if (cases.isEmpty()) {
             throw new Args.UsageException("none of the dataset's datasources " + all.stream().map(EvalCase::datasource).distinct().toList()
                     + " is configured (SQLOOP_DATASOURCE_<NAME>_DIALECT/_URL; --map db=datasource renames)");
@@ -129,6 +136,13 @@ public final class Eval {
             if (out == null) throw new Args.UsageException("--resume: no earlier run under " + base.toAbsolutePath() + " (give --out DIR)");
         } else {
             out = base.resolve("run-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))).toAbsolutePath();
+        }
+        if (LocalChdb.needed(settings)) {
+            LocalChdb.library(settings, System.err);
+            if (args.flag("load-defog")) LocalChdb.loadDefog(settings, out.resolve("defog-parquet"), System.err);
+        } else if (args.flag("load-defog")) {
+            throw new Args.UsageException("--load-defog loads the defog databases into chDB datasources (SQLOOP_DATASOURCE_<NAME>_URL=jdbc:chdb:DIR?database=NAME);"
+                    + " none is configured");
         }
         double silentRate = rate(args, "silent-rate", "makes the simulated oracle wrong silently");
         double failingRate = rate(args, "failing-rate", "makes the simulated oracle's candidates 2..N fail first");
@@ -187,6 +201,38 @@ public final class Eval {
             return 130; // ended by Ctrl-C: the JVM is on its way out
         }
         return report == null || report.remaining() > 0 ? 130 : 0;
+    }
+
+    private static Dialect dialectOf(String name) {
+        try {
+            return Dialect.fromWire(name);
+        } catch (IllegalArgumentException e) {
+            throw new Args.UsageException("--gold-dialect: " + e.getMessage());
+        }
+    }
+
+    /**
+     * {@code --gold-dialect D}: the dataset's gold SQL is written for {@code D} (defog's for PostgreSQL), and each question
+     * on a datasource of another engine gets its gold translated into that engine's dialect, every accepted form, so that
+     * scoring runs gold and final SQL on the same engine. PostgreSQL to ClickHouse is the translation sqloop has (testkit's
+     * {@link PostgresToClickHouse}); DuckDB runs PostgreSQL's gold as written (the first form it runs is used); any other
+     * pair is refused rather than scored on gold the engine does not run.
+     */
+    static List<EvalCase> translateGold(List<EvalCase> cases, Dialect gold, Map<String, Dialect> dialects) {
+        List<EvalCase> out = new ArrayList<>();
+        for (EvalCase c : cases) {
+            Dialect target = dialects.get(c.datasource());
+            if (target == null || target == gold || (gold == Dialect.POSTGRES && target == Dialect.DUCKDB)) {
+                out.add(c);
+            } else if (gold == Dialect.POSTGRES && target == Dialect.CLICKHOUSE) {
+                String translated = String.join(";\n", GoldSql.forms(c.gold()).stream().map(PostgresToClickHouse::query).toList());
+                out.add(new EvalCase(c.id(), c.question(), translated, c.datasource(), c.category(), c.instructions()));
+            } else {
+                throw new Args.UsageException("--gold-dialect " + gold.wireName() + ": no translation to " + target.wireName() + " (datasource "
+                        + c.datasource() + "); sqloop translates postgres gold to clickhouse; give this datasource's gold in its own dialect");
+            }
+        }
+        return out;
     }
 
     /** {@code --candidates 1,3,5}: the counts to compare, or null when not given (the pipeline's own settings hold). */
@@ -655,6 +701,10 @@ public final class Eval {
                   --seed N                 the simulated oracle's seed (default 7)
                   --llm-latency-ms N       the simulated oracle's time per answer (default 0)
                   --ts N                   neighbour databases per datasource for TS (default 3; 0 = off)
+                  --gold-dialect D         the dataset's gold is written for D (defog's: postgres); questions on a
+                                           ClickHouse datasource get it translated (every accepted form)
+                  --load-defog             load the defog databases into the chDB datasources that name them
+                                           (jdbc:chdb:DIR?database=broker), once: a database already there is kept
                   --candidates 1,3,5       run once per count of candidate SQL per question (in this JVM: sets
                                            SQLOOP_DATASOURCE_<NAME>_CANDIDATES) and print EX, uncertain rate,
                                            wrong answers and LLM tokens/cost per question side by side (candidates.md)

@@ -1,5 +1,10 @@
 package dev.sqloop.embedded.eval;
 
+import dev.sqloop.chdb.Chdb;
+import dev.sqloop.chdb.ChdbException;
+import dev.sqloop.chdb.ChdbResult;
+import dev.sqloop.chdb.ChdbSession;
+import dev.sqloop.chdb.ChdbUrl;
 import dev.sqloop.common.datasource.DatasourceConfig;
 import dev.sqloop.common.datasource.Datasources;
 import dev.sqloop.common.datasource.ReadOnlyJdbc;
@@ -57,6 +62,7 @@ public final class Scorer implements AutoCloseable {
 
     private final Datasources datasources;
     private final Map<String, Connection> connections = new HashMap<>();
+    private final Map<String, ChdbSession> chdbSessions = new HashMap<>();
     private final Map<String, Run> goldRuns = new HashMap<>();
     private final Map<String, List<DatasourceConfig>> neighbours = new HashMap<>();
     private final int tsCopies;
@@ -153,6 +159,7 @@ public final class Scorer implements AutoCloseable {
     private Run run(DatasourceConfig ds, String sql) {
         ReadOnlyGuard.Verdict verdict = ReadOnlyGuard.check(sql, ds.dialect());
         if (!verdict.allowed()) return new Run(null, "refused: " + verdict.reason());
+        if (ChdbUrl.matches(ds.jdbcUrl())) return runOnChdb(ds, verdict.query());
         try {
             Connection conn = connection(ds);
             try (Statement st = conn.createStatement()) {
@@ -167,6 +174,55 @@ public final class Scorer implements AutoCloseable {
         }
     }
 
+    /**
+     * A {@code jdbc:chdb:} datasource has no JDBC driver: its queries run on a chDB session of the scorer's own, opened
+     * {@code readonly=1} with the datasource's time limit and the scorer's row bound, as the executor's sessions are.
+     */
+    private Run runOnChdb(DatasourceConfig ds, String sql) {
+        try {
+            ChdbSession session = chdbSessions.get(ds.jdbcUrl());
+            if (session == null) {
+                ChdbUrl url = ChdbUrl.of(ds.jdbcUrl());
+                session = Chdb.open(url.directory()).session(Map.of("readonly", "1",
+                        "max_execution_time", Long.toString(Math.max(1, ds.queryTimeout().toSeconds())),
+                        "max_result_rows", Integer.toString(MAX_ROWS), "result_overflow_mode", "break"), url.database());
+                chdbSessions.put(ds.jdbcUrl(), session);
+            }
+            ChdbResult r = session.query(sql);
+            return new Run(new ResultComparison.Table(r.columns(), typed(r)), null);
+        } catch (ChdbException e) {
+            return new Run(null, e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""));
+        } catch (IllegalStateException e) {
+            return new Run(null, "chDB: " + e.getMessage());
+        }
+    }
+
+    /**
+     * chDB's JSON values as the JDBC drivers give them, so that a gold form and a final SQL compare by value whatever
+     * type each chose: dates and timestamps as java.time, 64-bit integers and decimals (JSON strings) as numbers.
+     */
+    static List<List<Object>> typed(ChdbResult r) {
+        List<List<Object>> rows = new java.util.ArrayList<>();
+        for (List<Object> row : r.rows()) {
+            List<Object> out = new java.util.ArrayList<>(row.size());
+            for (int i = 0; i < row.size(); i++) {
+                Object v = row.get(i);
+                String type = r.types().get(i).replaceAll("^(Nullable|LowCardinality)\\((.*)\\)$", "$2");
+                if (v instanceof String text) {
+                    if (type.startsWith("Date32") || type.equals("Date")) v = java.time.LocalDate.parse(text);
+                    else if (type.startsWith("DateTime")) v = java.time.LocalDateTime.parse(text.replace(' ', 'T'));
+                    else if (type.matches("U?Int(64|128|256)")) v = new java.math.BigInteger(text);
+                    else if (type.startsWith("Decimal")) v = new java.math.BigDecimal(text);
+                    else if (type.startsWith("Float") && text.matches("-?(nan|inf)")) v = text.contains("nan") ? Double.NaN
+                            : text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+                }
+                out.add(v);
+            }
+            rows.add(out);
+        }
+        return rows;
+    }
+
     private Connection connection(DatasourceConfig ds) throws SQLException {
         Connection c = connections.get(ds.jdbcUrl());
         if (c == null || c.isClosed()) {
@@ -178,6 +234,7 @@ public final class Scorer implements AutoCloseable {
 
     @Override
     public void close() {
+        chdbSessions.values().forEach(ChdbSession::close);
         for (Connection c : connections.values()) {
             try {
                 c.close();
