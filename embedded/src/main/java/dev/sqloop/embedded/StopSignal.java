@@ -18,14 +18,17 @@ final class StopSignal implements AutoCloseable {
     private final CountDownLatch closed = new CountDownLatch(1);
 
     StopSignal() {
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("sqloop-stop").unstarted(() -> {
+        Thread hook = Thread.ofPlatform().name("sqloop-stop").unstarted(() -> {
             stop.countDown();
             try {
                 closed.await(CLOSE_BOUND.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }));
+        });
+        Runtime.getRuntime().addShutdownHook(hook);
+        // a JVM that loaded chDB (demo --dialect clickhouse --serve) ends by _exit: not before this close
+        dev.sqloop.testkit.engines.ChdbLibrary.exitAfter(hook, CLOSE_BOUND);
     }
 
     /** Blocks until Ctrl-C or SIGTERM. */

@@ -157,6 +157,7 @@ public final class Eval {
         // Ctrl-C: stop between two questions, write the partial report, then let the JVM end
         Interrupt interrupt = new Interrupt();
         Thread hook = new Thread(() -> {
+            dev.sqloop.testkit.engines.ChdbLibrary.exitStatus(130); // ended by a signal, as the JVM's own exit would say
             interrupt.request();
             try {
                 interrupt.awaitFinished(Duration.ofSeconds(60));
@@ -165,6 +166,8 @@ public final class Eval {
             }
         }, "eval-interrupt");
         Runtime.getRuntime().addShutdownHook(hook);
+        // with chDB loaded the JVM ends by _exit (ChdbLibrary): not before the partial report is written
+        if (LocalChdb.needed(settings)) dev.sqloop.testkit.engines.ChdbLibrary.exitAfter(hook, Duration.ofSeconds(60));
         EvalReport report;
         try {
             if (candidates == null) {

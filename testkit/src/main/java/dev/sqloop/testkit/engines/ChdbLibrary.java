@@ -65,6 +65,18 @@ public final class ChdbLibrary {
         exitStatus = status;
     }
 
+    private static final java.util.List<Thread> AWAITED = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static volatile long awaitedMillis;
+
+    /**
+     * A shutdown hook of the caller's that the exit guard waits for, up to {@code bound}, before {@code _exit}: a command
+     * whose Ctrl-C writes a partial report or closes a pipeline would otherwise be cut off after the guard's 2 s.
+     */
+    public static void exitAfter(Thread hook, Duration bound) {
+        AWAITED.add(hook);
+        awaitedMillis = Math.max(awaitedMillis, bound.toMillis());
+    }
+
     /** Whether {@link #path()} answers without fetching (the library is in the tool cache already). */
     public static boolean installed() {
         Path dir = ToolCache.base().resolve(TOOL);
@@ -90,6 +102,8 @@ public final class ChdbLibrary {
     private static void haltAfterHooks() {
         try {
             Thread.sleep(EXIT_GRACE_MILLIS);
+            long until = System.currentTimeMillis() + awaitedMillis;
+            for (Thread hook : AWAITED) hook.join(Math.max(1, until - System.currentTimeMillis()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
