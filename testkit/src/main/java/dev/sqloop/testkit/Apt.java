@@ -12,8 +12,9 @@ public final class Apt {
     /** {@code apt-get update}, then {@code apt-get install --no-install-recommends pkg}, within {@code limit}; root only. */
     public static synchronized void install(String pkg, Duration limit) throws IOException {
         if (!"root".equals(System.getProperty("user.name"))) throw new IOException("no " + pkg + " installed and not root to install it");
-        exec(List.of("apt-get", "update"), Duration.ofMinutes(5));
-        exec(List.of("apt-get", "install", "-y", "--no-install-recommends", pkg), limit);
+        // another test JVM (or the machine) may hold dpkg's lock for a while: wait for it rather than fail
+        exec(List.of("apt-get", "-o", "DPkg::Lock::Timeout=300", "update"), Duration.ofMinutes(10));
+        exec(List.of("apt-get", "-o", "DPkg::Lock::Timeout=300", "install", "-y", "--no-install-recommends", pkg), limit.plusMinutes(5));
     }
 
     private static void exec(List<String> cmd, Duration limit) throws IOException {
