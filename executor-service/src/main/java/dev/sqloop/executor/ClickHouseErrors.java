@@ -19,6 +19,14 @@ final class ClickHouseErrors implements ErrorClassifier {
     /** "Maybe you meant: ['notIn']" (functions, columns) or "Maybe you meant system.one?" (tables). */
     private static final Pattern MAYBE_LIST = Pattern.compile("Maybe you meant:? \\[([^\\]]*)\\]");
     private static final Pattern MAYBE_ONE = Pattern.compile("Maybe you meant ([^\\s\\[?]+)\\?");
+    /** Servers before 19.x (Debian's 18.16) name without quotes: "Unknown identifier: t2.rn", "Table shop.x doesn't exist". */
+    private static final Pattern OLD_NAME = Pattern.compile(
+            "(?:Unknown identifier: |Unknown function |Table |Database |Column )([A-Za-z_][\\w.]*)");
+    /**
+     * jdbc-v2's words when a SELECT came back without a result set: the driver asks for RowBinaryWithNamesAndTypes in the
+     * {@code X-ClickHouse-Format} header, a server older than the driver ignores it and answers TabSeparated.
+     */
+    static final String NO_RESULT_SET = "executeQuery() requires a ResultSet";
 
     /** ClickHouse's names for the codes of the taxonomy, for a message whose name was cut (a long message ends early). */
     private static final java.util.Map<Integer, String> NAMES = java.util.Map.ofEntries(
@@ -31,11 +39,24 @@ final class ClickHouseErrors implements ErrorClassifier {
             java.util.Map.entry(215, "NOT_AN_AGGREGATE"), java.util.Map.entry(241, "MEMORY_LIMIT_EXCEEDED"),
             java.util.Map.entry(307, "TOO_MANY_BYTES"), java.util.Map.entry(352, "AMBIGUOUS_COLUMN_NAME"),
             java.util.Map.entry(386, "NO_COMMON_TYPE"), java.util.Map.entry(394, "QUERY_WAS_CANCELLED"),
-            java.util.Map.entry(396, "TOO_MANY_ROWS_OR_BYTES"), java.util.Map.entry(497, "ACCESS_DENIED"));
+            java.util.Map.entry(396, "TOO_MANY_ROWS_OR_BYTES"), java.util.Map.entry(403, "INVALID_JOIN_ON_EXPRESSION"),
+            java.util.Map.entry(497, "ACCESS_DENIED"));
 
     @Override
     public EngineError classifyEngine(SQLException e, String message) {
+        if (message != null && message.startsWith(NO_RESULT_SET)) return tooOld(message);
         return classify(code(message, e.getErrorCode()), name(message), message);
+    }
+
+    /**
+     * A server that ran the query but answered in a format the driver cannot read: no repair of the SQL helps and retrying
+     * does not either, so a connection error that ends the question (not an infrastructure failure, which is retried).
+     */
+    static EngineError tooOld(String driverMessage) {
+        return EngineError.sql(ErrorCategory.CONNECTION_ERROR, "the ClickHouse server returned no result jdbc-v2 can read: it"
+                + " ignored the driver's X-ClickHouse-Format header (RowBinaryWithNamesAndTypes), as servers before 19.x do"
+                + " (Debian's clickhouse-server 18.16); the server is too old for the driver, use a newer ClickHouse. Driver: "
+                + driverMessage);
     }
 
     /** The error of a ClickHouse message, from chDB or a server. */
@@ -45,6 +66,7 @@ final class ClickHouseErrors implements ErrorClassifier {
         if (category == ErrorCategory.CONNECTION_ERROR) return EngineError.infrastructure(message);
         String identifier = EngineMessages.group(BACKTICKED, message);
         if (identifier == null) identifier = EngineMessages.group(QUOTED, message);
+        if (identifier == null && message.contains("e.displayText() = ")) identifier = EngineMessages.group(OLD_NAME, message);
         return EngineError.sql(category, message, identifier, candidates(message));
     }
 

@@ -26,7 +26,12 @@ class ClickHouseErrorsTest {
             "Code: 164. DB::Exception: Code: 164. DB::Exception: Cannot modify 'readonly' setting in readonly mode. (READONLY) (version 26.7.2.1). (READONLY)|READ_ONLY_VIOLATION|readonly",
             // Debian's clickhouse-server 18.16 through jdbc-v2: the old format, a code and no name
             "Code: 164, e.displayText() = DB::Exception: Cannot create table in readonly mode, e.what() = DB::Exception (transport error: 500)|READ_ONLY_VIOLATION|",
-            "Code: 46, e.displayText() = DB::Exception: Unknown function getSetting, e.what() = DB::Exception (transport error: 404)|UNSUPPORTED_FUNCTION|"})
+            "Code: 46, e.displayText() = DB::Exception: Unknown function getSetting, e.what() = DB::Exception (transport error: 404)|UNSUPPORTED_FUNCTION|getSetting",
+            "Code: 47, e.displayText() = DB::Exception: Unknown identifier: t2.rn, e.what() = DB::Exception (transport error: 404)|COLUMN_NOT_FOUND|t2.rn",
+            "Code: 60, e.displayText() = DB::Exception: Table default.orders doesn't exist., e.what() = DB::Exception (transport error: 404)|TABLE_NOT_FOUND|default.orders",
+            "Code: 81, e.displayText() = DB::Exception: Database nodb doesn't exist, e.what() = DB::Exception (transport error: 404)|TABLE_NOT_FOUND|nodb",
+            "Code: 215, e.displayText() = DB::Exception: Column customer is not under aggregate function and not in GROUP BY., e.what() = DB::Exception (transport error: 404)|AGGREGATION_ERROR|customer",
+            "Code: 403, e.displayText() = DB::Exception: Invalid expression for JOIN ON. Expected equals expression, got a.id < b.id., e.what() = DB::Exception (transport error: 404)|JOIN_ERROR|"})
     void shouldClassifyWhatTheEnginePrinted(String message, ErrorCategory category, String identifier) {
         EngineError e = ClickHouseErrors.classify(ClickHouseErrors.code(message, 0), ClickHouseErrors.name(message), message);
         assertEquals(category, e.category(), message);
@@ -39,6 +44,17 @@ class ClickHouseErrorsTest {
         assertEquals(List.of("amount"), ClickHouseErrors.classify(47, "UNKNOWN_IDENTIFIER", m).candidates());
         String t = "Code: 60. DB::Exception: Unknown table expression identifier 'orders' in scope SELECT amout FROM orders. Maybe you meant shop.orders?. (UNKNOWN_TABLE)";
         assertEquals(List.of("shop.orders"), ClickHouseErrors.classify(60, "UNKNOWN_TABLE", t).candidates());
+    }
+
+    /** What jdbc-v2 0.10.0 says for every SELECT on 18.16 (ClickHouseServerIT): a connection error naming the cause, not retried. */
+    @Test
+    void shouldNameAServerTooOldForTheDriver() {
+        String driver = "executeQuery() requires a ResultSet; use execute() for statements that do not produce one.";
+        EngineError e = new ClickHouseErrors().classifyEngine(new java.sql.SQLException(driver, "HY000"), driver);
+        assertEquals(ErrorCategory.CONNECTION_ERROR, e.category());
+        assertEquals(false, e.infrastructure());
+        assertEquals(false, e.category().retryable());
+        assertEquals(true, e.message().contains("too old for the driver") && e.message().endsWith(driver), e.message());
     }
 
     @Test
