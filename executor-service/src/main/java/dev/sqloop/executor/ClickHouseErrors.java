@@ -27,6 +27,8 @@ final class ClickHouseErrors implements ErrorClassifier {
      * {@code X-ClickHouse-Format} header, a server older than the driver ignores it and answers TabSeparated.
      */
     static final String NO_RESULT_SET = "executeQuery() requires a ResultSet";
+    /** A server without an EXPLAIN statement (18.16) stops at its first word: the datasource's explain mode, not the SQL. */
+    private static final Pattern NO_EXPLAIN = Pattern.compile("Syntax error: failed at position 1(?: \\([^)]*\\))?: EXPLAIN ");
 
     /** ClickHouse's names for the codes of the taxonomy, for a message whose name was cut (a long message ends early). */
     private static final java.util.Map<Integer, String> NAMES = java.util.Map.ofEntries(
@@ -62,6 +64,10 @@ final class ClickHouseErrors implements ErrorClassifier {
     /** The error of a ClickHouse message, from chDB or a server. */
     static EngineError classify(int code, String name, String message) {
         if (name == null || name.isEmpty()) name = NAMES.getOrDefault(code, "");
+        if (code == 62 && NO_EXPLAIN.matcher(message).find()) {
+            return EngineError.sql(ErrorCategory.CONNECTION_ERROR, "the ClickHouse server has no EXPLAIN (Debian's 18.16 has"
+                    + " none): set the datasource's validation mode to limit. Server: " + message);
+        }
         ErrorCategory category = categoryOf(name);
         if (category == ErrorCategory.CONNECTION_ERROR) return EngineError.infrastructure(message);
         String identifier = EngineMessages.group(BACKTICKED, message);

@@ -58,6 +58,16 @@ class ClickHouseErrorsTest {
     }
 
     @Test
+    void shouldNameAServerWithoutExplain() {
+        String m = "Code: 62, e.displayText() = DB::Exception: Syntax error: failed at position 1: EXPLAIN PLAN\nSELECT 1."
+                + " Expected one of: SYSTEM query, SELECT subquery, e.what() = DB::Exception (transport error: 400)";
+        EngineError e = ClickHouseErrors.classify(62, "", m);
+        assertEquals(ErrorCategory.CONNECTION_ERROR, e.category());
+        assertEquals(false, e.infrastructure());
+        assertEquals(ErrorCategory.SYNTAX_ERROR, ClickHouseErrors.classify(62, "", m.replace("EXPLAIN PLAN", "SELEC")).category());
+    }
+
+    @Test
     void shouldTreatALostServerAsInfrastructure() {
         assertEquals(true, ClickHouseErrors.classify(210, "NETWORK_ERROR", "Code: 210. DB::NetException: Connection refused (NETWORK_ERROR)").infrastructure());
     }

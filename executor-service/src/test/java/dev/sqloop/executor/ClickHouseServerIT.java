@@ -90,6 +90,18 @@ class ClickHouseServerIT {
         assertTrue(issue.message().contains("clickhouse-server 18.16"), issue.message());
     }
 
+    /** 18.16 has no EXPLAIN: an explain-mode datasource gets that named, not a syntax error the repair loop would chase. */
+    @Test
+    void shouldNameAServerWithoutExplain() {
+        DatasourceConfig explain = DatasourceConfig.of("shop_explain", Dialect.CLICKHOUSE, server.jdbcUrl("shop"), ClickHouseServer.USER, "")
+                .withLimits(100, Duration.ofSeconds(3)).withPool(1, Duration.ofSeconds(5))
+                .withValidationMode(dev.sqloop.common.datasource.ValidationMode.EXPLAIN);
+        EngineError e = fail(executor, explain, ROWS);
+        assertEquals(ErrorCategory.CONNECTION_ERROR, e.category(), e.message());
+        assertTrue(e.message().contains("has no EXPLAIN") && e.message().contains("Code: 62"), e.message());
+        assertFalse(e.infrastructure(), e.message());
+    }
+
     /** 18.16's own codes (its old message form, no error name) through the executor, each into its category. */
     @Test
     void shouldClassifyTheServersOwnErrors() {
