@@ -184,8 +184,12 @@ class HelmChartTest {
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> Rendered.of(sets), key);
             assertTrue(e.getMessage().contains("values don't meet the specifications of the schema"), key + ": " + e.getMessage());
         }
-        // and an unknown dialect or a non-JDBC URL
+        // and an unknown dialect or a non-JDBC URL; every dialect sqloop has is accepted (clickhouse was once missing)
         assertThrows(IllegalStateException.class, () -> Rendered.of(Map.of("datasources.dw.dialect", "oracle", "datasources.dw.url", "jdbc:x")));
+        for (dev.sqloop.common.Dialect d : dev.sqloop.common.Dialect.values()) {
+            Rendered r = Rendered.of(Map.of("datasources.dw.dialect", d.wireName(), "datasources.dw.url", "jdbc:x"));
+            assertEquals(d.wireName(), r.get("ConfigMap", "test-sqloop-datasources-dialects").at("/data/SQLOOP_DATASOURCE_DW_DIALECT").asText());
+        }
         assertThrows(IllegalStateException.class, () -> Rendered.of(Map.of("datasources.dw.dialect", "trino", "datasources.dw.url", "http://x")));
     }
 
