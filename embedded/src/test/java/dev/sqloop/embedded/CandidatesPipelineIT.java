@@ -65,7 +65,9 @@ class CandidatesPipelineIT {
     static final String PLAIN = "Name the two regions with the most sales since March 2024.";
     static final String JUDGED = "What were the two best-selling regions starting March 2024?";
     static final String REPAIRED = "Which two regions led sales from March 2024 onward?";
-    static final Map<String, String> GOLDS = Map.of(OUTVOTED, GOLD, TIE, GOLD, BATCHED, GOLD, PLAIN, GOLD, JUDGED, GOLD, REPAIRED, GOLD);
+    static final String OWN_FAILS = "Which two regions brought in the most since March 2024?";
+    static final Map<String, String> GOLDS = Map.of(OUTVOTED, GOLD, TIE, GOLD, BATCHED, GOLD, PLAIN, GOLD, JUDGED, GOLD, REPAIRED, GOLD,
+            OWN_FAILS, GOLD);
 
     static OracleResponder oracle;
     static EmbeddedPipeline pipeline;
@@ -79,7 +81,7 @@ class CandidatesPipelineIT {
     static void start() throws Exception {
         Path work = TestDirs.create("candidates-pipeline-");
         assertEquals(5, SilentVariants.of(GOLD).size(), "every variant but the join's applies");
-        oracle = new OracleResponder(GOLDS, Map.of(Fault.NONE, 1.0), "duckdb", 7)
+        oracle = new OracleResponder(GOLDS, Map.of(Fault.NONE, 1.0), "duckdb", 7).withFaults(Map.of(OWN_FAILS, Fault.WRONG_COLUMN))
                 .withSilentCandidates(Map.of(OUTVOTED, Set.of(1), TIE, Set.of(2, 3), BATCHED, Set.of(1), JUDGED, Set.of(1, 3), REPAIRED, Set.of(1)))
                 .withFailingCandidates(Map.of(REPAIRED, Set.of(2)));
         Map<String, String> settings = new HashMap<>();
@@ -218,6 +220,25 @@ class CandidatesPipelineIT {
             seen = decisions(client, id);
         }
         assertEquals(expected, seen, "the candidates' repair and the selection after it, in the trace");
+    }
+
+    /**
+     * The question's own SQL misspells a column (the validator refuses it), candidates 2 and 3 answer the gold SQL: they
+     * agree, the own SQL's repair could not outvote them, so they answer on the first attempt and no correction is asked.
+     */
+    @Test
+    void shouldAnswerFromTheOtherCandidatesWhenTheOwnSqlIsRefused() throws Exception {
+        String id = ask(client, OWN_FAILS);
+        JsonNode r = QuestionWait.awaitFinal(client, id);
+        System.out.println("own refused: " + r.toPrettyString());
+        assertEquals("succeeded", r.get("status").asText(), r.toString());
+        assertEquals(GOLD, r.get("sql").asText().strip(), "candidates 2 and 3 agree on the gold SQL");
+        assertEquals(1, r.get("attempts").asInt(), r.toString());
+        JsonNode own = r.get("candidates").get(0);
+        assertEquals("failed", own.get("status").asText(), "the refused SQL is kept for review: " + own);
+        assertEquals("column_not_found", own.get("issue").get("category").asText(), own.toString());
+        assertEquals(0, (int) pipeline.llm().requestsMentioning("Failed SQL").stream().filter(x -> x.user().contains(OWN_FAILS)).count(),
+                "no correction asked for");
     }
 
     static final String COMPARE = "Compare candidate A and candidate B";

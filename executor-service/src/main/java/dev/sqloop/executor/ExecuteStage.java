@@ -91,6 +91,11 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
         if (task.sql() == null || task.sql().isBlank()) {
             return Outcome.repair(task.withIssues(List.of(Issue.of(NAME, ErrorCategory.LLM_OUTPUT_INVALID, "no SQL to execute"))));
         }
+        List<Issue> refused = task.issues().stream().filter(Issue::error).toList();
+        if (!refused.isEmpty()) {
+            // the validator refused the question's own SQL and passed it on for its other candidates: never run it
+            return task.candidates().isEmpty() ? Outcome.repair(task) : ownFailed(ds.get(), task, task.issues());
+        }
         long start = System.nanoTime();
         String system = dbSystem(ds.get().dialect());
         QueryRunner.Result result;
@@ -119,7 +124,8 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
         return switch (result) {
             case QueryRunner.Succeeded first when !timed.candidates().isEmpty() -> {
                 // several candidates (issue 50): run the others, then the answer is the one their results agree on
-                Chosen chosen = select(ds.get(), timed, first.execution());
+                Chosen chosen = select(ds.get(), timed,
+                        Candidate.generated(1, timed.sql()).ran(first.execution(), ResultFingerprint.of(timed.sql(), first.execution())));
                 List<Candidate> kept = chosen.candidates();
                 List<Candidate> toRepair = worthRepairing(chosen, timed.maxAttempts());
                 if (!toRepair.isEmpty()) {
@@ -129,25 +135,63 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
                     yield Outcome.send("candidate-repair", Topics.REGENERATE, timed.withExecution(first.execution()).withCandidates(marked))
                             .and(Topics.EVENTS, candidateRepairEvent(timed, chosen.selection(), toRepair));
                 }
-                AttemptEvent selection = selectionEvent(timed, chosen.selection());
-                if (chosen.selection().winner() == null && chosen.selection().groups().size() >= 2
-                        && tieBreak.contains(task.datasource().toLowerCase(java.util.Locale.ROOT))) {
-                    // Only the generator holds the LLM client: the question goes to its priority lane with every result, and
-                    // the generator compares the tied candidates pairwise and ends the question (see QuestionTask#awaitsTieBreak).
-                    yield Outcome.send("tie-break", Topics.REGENERATE, timed.withExecution(first.execution()).withCandidates(kept));
-                }
-                if (chosen.selection().winner() == null) {
-                    yield Outcome.finish(QuestionResult.uncertain(timed.withExecution(first.execution()).withCandidates(kept),
-                            chosen.selection().reason(), clock.instant())).and(Topics.EVENTS, selection);
-                }
-                Candidate w = chosen.selection().winner();
-                QuestionTask answer = (w.index() == 1 ? timed : timed.withSql(w.sql(), null).withIssues(timed.issues()))
-                        .withCandidates(kept);
-                yield succeeded(answer, w.execution(), ds.get()).and(Topics.EVENTS, selection);
+                yield decide(ds.get(), timed, chosen, first.execution());
             }
+            case QueryRunner.Failed f when !timed.candidates().isEmpty() -> ownFailed(ds.get(), timed, List.of(toIssue(f.error())));
             case QueryRunner.Succeeded s -> succeeded(timed, s.execution(), ds.get());
             case QueryRunner.Failed f -> Outcome.repair(timed.withExecution(null).withIssues(List.of(toIssue(f.error()))));
         };
+    }
+
+    /**
+     * The question's own SQL failed (here, or refused by the validator, which then passes it on): the other candidates run
+     * now, their results kept (never run again). Where the own SQL's repair could still change the choice it is repaired
+     * as before; where it cannot (its attempts are spent, its error is not one a correction fixes, or the others agree too
+     * widely) they decide; where none of them ran either, the repair worker ends it as without candidates.
+     *
+     * @param issues the own SQL's issues, errors first among them
+     */
+    private Outcome ownFailed(DatasourceConfig ds, QuestionTask timed, List<Issue> issues) {
+        Issue own = issues.stream().filter(Issue::error).findFirst().orElse(issues.getFirst());
+        Candidate failedOwn = new Candidate(1, timed.sql(), Candidate.FAILED, own.category().wireName() + ": " + own.message(),
+                null, null, timed.attempt(), own);
+        Chosen chosen = select(ds, timed, failedOwn);
+        List<Integer> groups = chosen.selection().groups();
+        int top = groups.isEmpty() ? 0 : groups.getFirst();
+        int second = groups.size() < 2 ? 0 : groups.get(1);
+        long othersRepairable = chosen.candidates().stream().filter(c -> c.index() > 1 && c.repairable(timed.maxAttempts())).count();
+        boolean ownMatters = chosen.selection().winner() == null || second + 1 + othersRepairable >= top;
+        if (top == 0 || failedOwn.repairable(timed.maxAttempts()) && ownMatters) {
+            List<Candidate> others = chosen.candidates().stream().filter(c -> c.index() > 1).toList();
+            return Outcome.repair(timed.withExecution(null).withIssues(issues).withCandidates(others));
+        }
+        Execution any = chosen.candidates().stream().filter(Candidate::votes).findFirst().map(Candidate::execution).orElseThrow();
+        return decide(ds, timed.withIssues(List.of()), chosen, any);
+    }
+
+    /**
+     * The answer the candidates' results chose: the winner succeeds; a tie goes to the generator's pairwise comparison
+     * where the datasource asks for it, else ends {@code uncertain}.
+     *
+     * @param execution a result that ran (the question's own where it did), which the tie-break's task carries
+     */
+    private Outcome decide(DatasourceConfig ds, QuestionTask timed, Chosen chosen, Execution execution) {
+        List<Candidate> kept = chosen.candidates();
+        AttemptEvent selection = selectionEvent(timed, chosen.selection());
+        if (chosen.selection().winner() == null && chosen.selection().groups().size() >= 2
+                && tieBreak.contains(timed.datasource().toLowerCase(java.util.Locale.ROOT))) {
+            // Only the generator holds the LLM client: the question goes to its priority lane with every result, and
+            // the generator compares the tied candidates pairwise and ends the question (see QuestionTask#awaitsTieBreak).
+            return Outcome.send("tie-break", Topics.REGENERATE, timed.withExecution(execution).withCandidates(kept));
+        }
+        if (chosen.selection().winner() == null) {
+            return Outcome.finish(QuestionResult.uncertain(timed.withExecution(execution).withCandidates(kept),
+                    chosen.selection().reason(), clock.instant())).and(Topics.EVENTS, selection);
+        }
+        Candidate w = chosen.selection().winner();
+        QuestionTask answer = (w.index() == 1 ? timed : timed.withSql(w.sql(), null).withIssues(timed.issues()))
+                .withCandidates(kept);
+        return succeeded(answer, w.execution(), ds).and(Topics.EVENTS, selection);
     }
 
     /** A result: to {@code success} and {@code results}, or one repair round for an empty answer (issue 46). */
@@ -172,12 +216,14 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
 
     /**
      * Runs the candidates not run yet, each as the executor runs any SQL (read-only guard, allow-lists, cost guard, row
-     * limit, timeout); one the engine or a safeguard refuses does not vote, and is not repaired (the question's own
-     * attempt is). An unreachable warehouse throws, so the runner retries the whole step.
+     * limit, timeout); one the engine or a safeguard refuses does not vote until it is repaired. An unreachable warehouse
+     * throws, so the runner retries the whole step.
+     *
+     * @param own the question's own SQL as it ran (or failed) in this step: candidate 1
      */
-    private Chosen select(DatasourceConfig ds, QuestionTask task, Execution own) {
+    private Chosen select(DatasourceConfig ds, QuestionTask task, Candidate own) {
         List<Candidate> all = new ArrayList<>();
-        all.add(Candidate.generated(1, task.sql()).ran(own, ResultFingerprint.of(task.sql(), own)));
+        all.add(own);
         String system = dbSystem(ds.dialect());
         for (Candidate c : task.candidates()) {
             if (c.index() == 1) continue; // a result kept from an earlier step: the question's own attempt is run above

@@ -217,12 +217,16 @@ class ExecuteStageTest {
         Outcome repair = stage(runner).process(first);
         assertEquals("repair", repair.kind());
         QuestionTask failed = (QuestionTask) ((Outcome.Send) repair).emissions().getFirst().message();
-        assertEquals(others, failed.candidates(), "the others ride along, not run: they vote once the question's own SQL runs");
+        assertEquals(List.of("ran", "failed", "ran"), failed.candidates().stream().map(dev.sqloop.common.message.Candidate::status).toList(),
+                "the others ran (1 against 7, one failed): the question's own SQL, repaired, decides; their results ride along");
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, failed.issues().getFirst().category(), "the repair sees the own SQL's error");
         // the repair worker's next attempt (one attempt of the same budget), with the LLM's fixed SQL
         QuestionTask repaired = failed.nextAttempt("The previous SQL failed: regenerate").withSql("SELECT 1 AS one", TokenUsage.ZERO);
         assertEquals(2, repaired.attempt());
+        ran.clear();
         // 2 agree (candidates 1 and 2) against 1 (candidate 4): failed candidate 3, repaired, could tie them, so it is repaired
         Outcome.Send sent = assertInstanceOf(Outcome.Send.class, stage(runner).process(repaired));
+        assertEquals(List.of("SELECT 1 AS one"), ran, "only the repaired SQL runs: the others' results were kept");
         assertEquals("candidate-repair", sent.kind());
         assertEquals(List.of(Topics.REGENERATE.name(), Topics.EVENTS.name()), sent.emissions().stream().map(Outcome.Emission::topic).toList());
         QuestionTask toGenerator = (QuestionTask) sent.emissions().getFirst().message();
@@ -269,5 +273,55 @@ class ExecuteStageTest {
                 : new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(1)), 1));
         QuestionTask refused = task("demo", "SELECT 1").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT broken")));
         assertEquals("forward", stage(denied).process(refused).kind());
+    }
+
+    @Test
+    void shouldLetTheOtherCandidatesAnswerWhenTheQuestionsOwnSqlFailsAndItsRepairCannotChangeTheChoice() {
+        QueryRunner runner = (ds, sql) -> sql.contains("broken")
+                ? new QueryRunner.Failed(new EngineError(ErrorCategory.COLUMN_NOT_FOUND, "no column", "x", List.of(), false, null), true)
+                : new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(sql.contains("7") ? 7 : 1)), 1));
+        // the own SQL fails, but three others agree: even repaired it could not outvote them, so they answer at once
+        QuestionTask wide = task("demo", "SELECT broken").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT 1 AS a"),
+                dev.sqloop.common.message.Candidate.generated(3, "SELECT 1 AS b"), dev.sqloop.common.message.Candidate.generated(4, "SELECT 1 AS c")));
+        Outcome.Send answered = assertInstanceOf(Outcome.Send.class, stage(runner).process(wide));
+        QuestionResult r = answered.emissions().stream().map(Outcome.Emission::message).filter(QuestionResult.class::isInstance)
+                .map(QuestionResult.class::cast).findFirst().orElseThrow();
+        assertEquals(QuestionResult.SUCCEEDED, r.status());
+        assertEquals("SELECT 1 AS a", r.sql(), "the agreeing group's first candidate");
+        assertEquals("failed", r.candidates().getFirst().status(), "the own SQL's failure is kept for review");
+        assertEquals(ErrorCategory.COLUMN_NOT_FOUND, r.candidates().getFirst().issue().category());
+        // on its last attempt the own SQL is not repaired: two others tie, so no answer
+        QuestionTask last = task("demo", "SELECT broken").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT 1 AS a"),
+                dev.sqloop.common.message.Candidate.generated(3, "SELECT 7 AS b")));
+        for (int a = 1; a < 3; a++) last = last.nextAttempt("fix").withSql("SELECT broken", TokenUsage.ZERO);
+        assertEquals(3, last.attempt());
+        Outcome.Send tied = assertInstanceOf(Outcome.Send.class, stage(runner).process(last));
+        assertEquals(Outcomes.UNCERTAIN, ((QuestionResult) tied.emissions().getFirst().message()).reason());
+        // nothing else ran either: the repair worker ends it with the own SQL's error, as without candidates
+        QuestionTask none = task("demo", "SELECT broken").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT broken 2")));
+        assertEquals("repair", stage(runner).process(none).kind());
+    }
+
+    @Test
+    void shouldNeverRunSqlTheValidatorRefusedAndLetTheOtherCandidatesAnswer() {
+        List<String> ran = new java.util.ArrayList<>();
+        QueryRunner runner = (ds, sql) -> {
+            ran.add(sql);
+            return new QueryRunner.Succeeded(new Execution(List.of("n"), List.of("INTEGER"), 1, List.of(List.<Object>of(1)), 1));
+        };
+        dev.sqloop.common.message.Issue refusal = dev.sqloop.common.message.Issue.of("static-validate", ErrorCategory.READ_ONLY_VIOLATION,
+                "statement writes data (DELETE)");
+        QuestionTask refused = task("demo", "DELETE FROM t").withCandidates(List.of(dev.sqloop.common.message.Candidate.generated(2, "SELECT 1 AS a"),
+                dev.sqloop.common.message.Candidate.generated(3, "SELECT 1 AS b"), dev.sqloop.common.message.Candidate.generated(4, "SELECT 1 AS c")))
+                .withIssues(List.of(refusal));
+        Outcome.Send out = assertInstanceOf(Outcome.Send.class, stage(runner).process(refused));
+        assertEquals(List.of("SELECT 1 AS a", "SELECT 1 AS b", "SELECT 1 AS c"), ran, "the refused SQL never reaches the engine");
+        QuestionResult r = out.emissions().stream().map(Outcome.Emission::message).filter(QuestionResult.class::isInstance)
+                .map(QuestionResult.class::cast).findFirst().orElseThrow();
+        assertEquals("SELECT 1 AS a", r.sql());
+        // a refused SQL without candidates (not what the validator sends) is not run either: back to repair
+        ran.clear();
+        assertEquals("repair", stage(runner).process(task("demo", "DELETE FROM t").withIssues(List.of(refusal))).kind());
+        assertEquals(List.of(), ran);
     }
 }

@@ -4,6 +4,7 @@ import dev.sqloop.common.topic.Topics;
 import dev.sqloop.common.error.ErrorCategory;
 import dev.sqloop.common.error.Outcomes;
 import dev.sqloop.common.message.AttemptEvent;
+import dev.sqloop.common.message.Candidate;
 import dev.sqloop.common.message.PromptParts;
 import dev.sqloop.common.message.Issue;
 import dev.sqloop.common.message.Message;
@@ -59,6 +60,12 @@ public final class StaticValidateStage extends AbstractStage<QuestionTask> {
                     : event(task, issues, "pass-with-hints", issues.size() + " hint(s), no error", started));
         }
         String reason = issues.getFirst().category().wireName() + ": " + issues.getFirst().message();
+        if (task.candidates().stream().anyMatch(c -> Candidate.GENERATED.equals(c.status()) || c.votes())) {
+            // Other candidates may answer (issue 50): the executor runs them, never this SQL (its issues say it was
+            // refused), and decides whether this one is worth repairing.
+            return Outcome.forward(Topics.EXECUTE, timed.withIssues(issues))
+                    .and(Topics.EVENTS, event(task, issues, "refused", reason + "; the other candidates run", started));
+        }
         return Outcome.repair(timed.withIssues(issues)).and(Topics.EVENTS, event(task, issues, "repair", reason, started));
     }
 

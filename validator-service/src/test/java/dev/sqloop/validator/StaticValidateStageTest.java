@@ -166,4 +166,19 @@ class StaticValidateStageTest {
         Outcome.Send out = (Outcome.Send) stage.process(noSql);
         assertEquals(ErrorCategory.LLM_OUTPUT_INVALID, ((QuestionTask) out.emissions().get(0).message()).issues().getFirst().category());
     }
+
+    @Test
+    void shouldPassARefusedAttemptOnToItsOtherCandidatesMarkedRefused() {
+        // issue 50: the question's own SQL is refused, but other candidates may answer; the executor runs them, not it
+        QuestionTask task = task("shop", "DELETE FROM orders", null).withCandidates(List.of(
+                dev.sqloop.common.message.Candidate.generated(2, "SELECT count(*) FROM orders")));
+        Outcome.Send out = (Outcome.Send) stage.process(task);
+        assertEquals(Topics.EXECUTE.name(), out.emissions().getFirst().topic());
+        QuestionTask passed = (QuestionTask) out.emissions().getFirst().message();
+        assertEquals(ErrorCategory.READ_ONLY_VIOLATION, passed.issues().getFirst().category());
+        assertTrue(passed.issues().getFirst().error(), "an error: the executor never runs this SQL");
+        assertEquals("refused", ((dev.sqloop.common.message.AttemptEvent) out.emissions().get(1).message()).decision());
+        // without another candidate to run, to repair as before
+        assertEquals("repair", stage.process(task("shop", "DELETE FROM orders", null)).kind());
+    }
 }
