@@ -206,7 +206,7 @@ class DefogGoldValidationIT {
                 try {
                     reader.execute("USE " + q.database());
                     ChdbResult r = reader.query(translated.apply(q));
-                    ResultComparison.difference(expected, new ResultComparison.Table(r.columns(), typed(r)), ResultComparison.orderKeys(q.firstGold()))
+                    ResultComparison.difference(expected, new ResultComparison.Table(r.columns(), r.typedRows()), ResultComparison.orderKeys(q.firstGold()))
                             .ifPresent(d -> differing.put(q.index(), "answer differs: " + d));
                 } catch (dev.sqloop.chdb.ChdbException e) {
                     differing.put(q.index(), "refused: " + e.getMessage().lines().findFirst().orElse(""));
@@ -214,29 +214,6 @@ class DefogGoldValidationIT {
             }
         }
         return differing;
-    }
-
-    /** chDB's JSON values as the JDBC drivers give them: dates and timestamps as java.time, 64-bit integers as numbers. */
-    private static List<List<Object>> typed(ChdbResult r) {
-        List<List<Object>> rows = new ArrayList<>();
-        for (List<Object> row : r.rows()) {
-            List<Object> out = new ArrayList<>(row.size());
-            for (int i = 0; i < row.size(); i++) {
-                Object v = row.get(i);
-                String type = r.types().get(i).replaceAll("^(Nullable|LowCardinality)\\((.*)\\)$", "$2");
-                if (v instanceof String text) {
-                    if (type.startsWith("Date32") || type.equals("Date")) v = java.time.LocalDate.parse(text);
-                    else if (type.startsWith("DateTime")) v = java.time.LocalDateTime.parse(text.replace(' ', 'T'));
-                    else if (type.matches("U?Int(64|128|256)")) v = new java.math.BigInteger(text);
-                    else if (type.startsWith("Decimal")) v = new java.math.BigDecimal(text);
-                    else if (type.startsWith("Float") && text.matches("-?(nan|inf)")) v = text.contains("nan") ? Double.NaN
-                            : text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
-                }
-                out.add(v);
-            }
-            rows.add(out);
-        }
-        return rows;
     }
 
     /** A name as written in the prompt, read back by the validator's own parser for the dialect (unquoted, lower case). */

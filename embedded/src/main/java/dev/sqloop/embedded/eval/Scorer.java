@@ -189,38 +189,12 @@ public final class Scorer implements AutoCloseable {
                 chdbSessions.put(ds.jdbcUrl(), session);
             }
             ChdbResult r = session.query(sql);
-            return new Run(new ResultComparison.Table(r.columns(), typed(r)), null);
+            return new Run(new ResultComparison.Table(r.columns(), r.typedRows()), null);
         } catch (ChdbException e) {
             return new Run(null, e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""));
         } catch (IllegalStateException e) {
             return new Run(null, "chDB: " + e.getMessage());
         }
-    }
-
-    /**
-     * chDB's JSON values as the JDBC drivers give them, so that a gold form and a final SQL compare by value whatever
-     * type each chose: dates and timestamps as java.time, 64-bit integers and decimals (JSON strings) as numbers.
-     */
-    static List<List<Object>> typed(ChdbResult r) {
-        List<List<Object>> rows = new java.util.ArrayList<>();
-        for (List<Object> row : r.rows()) {
-            List<Object> out = new java.util.ArrayList<>(row.size());
-            for (int i = 0; i < row.size(); i++) {
-                Object v = row.get(i);
-                String type = r.types().get(i).replaceAll("^(Nullable|LowCardinality)\\((.*)\\)$", "$2");
-                if (v instanceof String text) {
-                    if (type.startsWith("Date32") || type.equals("Date")) v = java.time.LocalDate.parse(text);
-                    else if (type.startsWith("DateTime")) v = java.time.LocalDateTime.parse(text.replace(' ', 'T'));
-                    else if (type.matches("U?Int(64|128|256)")) v = new java.math.BigInteger(text);
-                    else if (type.startsWith("Decimal")) v = new java.math.BigDecimal(text);
-                    else if (type.startsWith("Float") && text.matches("-?(nan|inf)")) v = text.contains("nan") ? Double.NaN
-                            : text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
-                }
-                out.add(v);
-            }
-            rows.add(out);
-        }
-        return rows;
     }
 
     private Connection connection(DatasourceConfig ds) throws SQLException {
