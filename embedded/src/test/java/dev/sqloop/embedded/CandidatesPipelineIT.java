@@ -277,19 +277,18 @@ class CandidatesPipelineIT {
 
     /** The decisions of the question's candidate repairs and selections, in trace order. */
     private static List<String> decisions(GatewayClient client, String id) throws Exception {
-        List<String> out = new ArrayList<>();
-        for (JsonNode e : client.getPatiently("/v1/questions/" + id + "/trace", java.time.Duration.ofSeconds(30)).path("attempts")) {
-            String kind = e.path("kind").asText();
-            if ("selection".equals(kind) || "candidate-repair".equals(kind)) out.add(e.path("decision").asText());
-        }
-        return out;
+        return decisions(client, id, Set.of("selection", "candidate-repair"));
     }
 
     /** The selector's decisions in the question's trace. */
     private static List<String> selections(GatewayClient client, String id) throws Exception {
+        return decisions(client, id, Set.of("selection"));
+    }
+
+    private static List<String> decisions(GatewayClient client, String id, Set<String> kinds) throws Exception {
         List<String> out = new ArrayList<>();
         for (JsonNode e : client.getPatiently("/v1/questions/" + id + "/trace", java.time.Duration.ofSeconds(30)).path("attempts")) {
-            if ("selection".equals(e.path("kind").asText())) out.add(e.path("decision").asText());
+            if (kinds.contains(e.path("kind").asText())) out.add(e.path("decision").asText());
         }
         return out;
     }
