@@ -170,9 +170,17 @@ class ClickHouseServerIT {
         long t0 = System.nanoTime();
         EngineError e = fail(executor, ds, "SELECT (SELECT count() FROM numbers(10000000000)) AS n");
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertError(e, ErrorCategory.TIMEOUT, "Code: 159", null);
-        assertTrue(e.message().contains("maximum: 3"), "the datasource's 3 s, not the server's default (none): " + e.message());
-        assertTrue(e.message().contains("elapsed 3.0"), "stopped by the server at its limit: " + e.message());
+        // The server's own limit (Code 159) and the driver's timeout at the same 3 s, which kills the query (Code 394,
+        // "killed in pending state" while 18.16 still analyses it), race: on a loaded host the kill can come first.
+        // Either way the query ends at the limit as a timeout; where the server's wins, its message names the 3 s.
+        assertEquals(ErrorCategory.TIMEOUT, e.category(), e.message());
+        assertFalse(e.infrastructure(), e.message());
+        if (e.message().contains("Code: 159")) {
+            assertTrue(e.message().contains("maximum: 3"), "the datasource's 3 s, not the server's default (none): " + e.message());
+            assertTrue(e.message().contains("elapsed 3.0"), "stopped by the server at its limit: " + e.message());
+        } else {
+            assertTrue(e.message().contains("Code: 394"), "the server's timeout or the driver's kill at it: " + e.message());
+        }
         assertTrue(ms >= 2_900 && ms < 15_000, "not past the socket timeout (limit + 15 s): " + ms + " ms");
         System.out.printf("clickhouse-server 18.16: a runaway scan with a 3 s limit ended in %d ms (%s)%n", ms, e.message());
     }
