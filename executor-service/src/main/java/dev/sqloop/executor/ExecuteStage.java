@@ -153,15 +153,12 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
      */
     private Outcome ownFailed(DatasourceConfig ds, QuestionTask timed, List<Issue> issues) {
         Issue own = issues.stream().filter(Issue::error).findFirst().orElse(issues.getFirst());
-        Candidate failedOwn = new Candidate(1, timed.sql(), Candidate.FAILED, own.category().wireName() + ": " + own.message(),
-                null, null, timed.attempt(), own);
+        // candidate 1 at the question's own attempt, so its repair is bounded by the same budget
+        Candidate failedOwn = new Candidate(1, timed.sql(), Candidate.GENERATED, null, null, null, timed.attempt(), null).failed(own);
         Chosen chosen = select(ds, timed, failedOwn);
-        List<Integer> groups = chosen.selection().groups();
-        int top = groups.isEmpty() ? 0 : groups.getFirst();
-        int second = groups.size() < 2 ? 0 : groups.get(1);
-        long othersRepairable = chosen.candidates().stream().filter(c -> c.index() > 1 && c.repairable(timed.maxAttempts())).count();
-        boolean ownMatters = chosen.selection().winner() == null || second + 1 + othersRepairable >= top;
-        if (top == 0 || failedOwn.repairable(timed.maxAttempts()) && ownMatters) {
+        boolean nothingRan = chosen.selection().groups().isEmpty();
+        if (nothingRan || failedOwn.repairable(timed.maxAttempts())
+                && couldChange(chosen.selection(), 1 + repairableOthers(chosen, timed.maxAttempts()).size())) {
             List<Candidate> others = chosen.candidates().stream().filter(c -> c.index() > 1).toList();
             return Outcome.repair(timed.withExecution(null).withIssues(issues).withCandidates(others));
         }
@@ -263,12 +260,23 @@ public final class ExecuteStage extends AbstractStage<QuestionTask> {
      * winner stands whatever they return, so no LLM call is spent on them.
      */
     static List<Candidate> worthRepairing(Chosen chosen, int maxAttempts) {
-        List<Candidate> repairable = chosen.candidates().stream().filter(c -> c.index() > 1 && c.repairable(maxAttempts)).toList();
-        if (repairable.isEmpty()) return List.of();
-        List<Integer> groups = chosen.selection().groups();
+        List<Candidate> repairable = repairableOthers(chosen, maxAttempts);
+        return !repairable.isEmpty() && couldChange(chosen.selection(), repairable.size()) ? repairable : List.of();
+    }
+
+    private static List<Candidate> repairableOthers(Chosen chosen, int maxAttempts) {
+        return chosen.candidates().stream().filter(c -> c.index() > 1 && c.repairable(maxAttempts)).toList();
+    }
+
+    /**
+     * Whether {@code votes} more results could change the selection: there is no answer yet, or they could join the
+     * runner-up group (or form one) and outnumber or tie the winning one.
+     */
+    static boolean couldChange(CandidateSelector.Selection s, int votes) {
+        List<Integer> groups = s.groups();
         int top = groups.isEmpty() ? 0 : groups.getFirst();
         int second = groups.size() < 2 ? 0 : groups.get(1);
-        return chosen.selection().winner() == null || second + repairable.size() >= top ? repairable : List.of();
+        return s.winner() == null || second + votes >= top;
     }
 
     private AttemptEvent candidateRepairEvent(QuestionTask task, CandidateSelector.Selection s, List<Candidate> toRepair) {
