@@ -117,24 +117,14 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
         }
         LlmClient.Prompt prompt = prompts.build(task, dialect.get());
         Instant start = clock.instant();
-        long callStart = System.nanoTime();
         LlmClient.Reply reply;
         try {
-            reply = llm.complete(prompt);
+            reply = complete(prompt);
         } catch (LlmRejectedException e) {
-            llmCall(LlmErrorType.of(e), callStart);
             return Outcome.finish(QuestionResult.failed(task, Outcomes.LLM_UNAVAILABLE, ErrorCategory.CONNECTION_ERROR,
                     e.getMessage(), clock.instant()));
-        } catch (dev.sqloop.common.runtime.Cancellations.Cancelled c) {
-            throw c; // cancelled while waiting for a slot: no call was made
-        } catch (RuntimeException e) {
-            // recorded before the runner retries it: each try is one call in the metrics
-            llmCall(LlmErrorType.of(e), callStart);
-            throw e;
         }
-        llmCall("", callStart);
         long millis = Math.max(0, clock.millis() - start.toEpochMilli());
-        metrics.llmTokens(llm.provider(), llm.model(), reply.usage());
         return answered(task, reply, millis, prompt, start);
     }
 
@@ -194,16 +184,7 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
             if (sameText.values().stream().anyMatch(c -> c >= majority)) break;
             LlmClient.Prompt variant = new LlmClient.Prompt(prompt.prefix(), prompt.context(), prompt.user() + "\n\n" + candidateLine(k, n),
                     false);
-            long callStart = System.nanoTime();
-            LlmClient.Reply reply;
-            try {
-                reply = llm.complete(variant);
-            } catch (RuntimeException e) {
-                llmCall(LlmErrorType.of(e), callStart);
-                throw e;
-            }
-            llmCall("", callStart);
-            metrics.llmTokens(llm.provider(), llm.model(), reply.usage());
+            LlmClient.Reply reply = complete(variant);
             spent = spent.plus(reply.usage());
             Candidate c = switch (OutputGuardrails.check(reply.text())) {
                 case OutputGuardrails.Valid v -> Candidate.generated(k, projection.enforce(v.sql(), answered.question()));
@@ -234,16 +215,8 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
             QuestionTask failed = task.withSql(c.sql(), null).withIssues(List.of(c.issue() != null ? c.issue()
                     : Issue.of(NAME, ErrorCategory.UNKNOWN, c.error())));
             QuestionTask asked = failed.nextAttempt(corrections.build(failed, dialect));
-            long callStart = System.nanoTime();
-            LlmClient.Reply reply;
-            try {
-                reply = llm.complete(prompts.build(asked, dialect));
-            } catch (RuntimeException e) {
-                llmCall(LlmErrorType.of(e), callStart); // the runner retries the step; past its budget the question ends llm_unavailable
-                throw e;
-            }
-            llmCall("", callStart);
-            metrics.llmTokens(llm.provider(), llm.model(), reply.usage());
+            // an outage throws: the runner retries the step; past its budget the question ends llm_unavailable
+            LlmClient.Reply reply = complete(prompts.build(asked, dialect));
             spent = spent.plus(reply.usage());
             Candidate answer = switch (OutputGuardrails.check(reply.text())) {
                 case OutputGuardrails.Valid v -> Candidate.generated(c.index(), projection.enforce(v.sql(), task.question()));
@@ -278,19 +251,15 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
         TokenUsage spent = TokenUsage.ZERO;
         List<String> verdicts = new ArrayList<>();
         for (Candidate challenger : contenders.subList(1, contenders.size())) {
-            long callStart = System.nanoTime();
             LlmClient.Reply reply;
             try {
-                reply = llm.complete(PairwiseTieBreak.prompt(task, dialect, champion, challenger));
+                reply = complete(PairwiseTieBreak.prompt(task, dialect, champion, challenger));
             } catch (dev.sqloop.common.runtime.Cancellations.Cancelled c) {
                 throw c;
             } catch (RuntimeException e) {
-                llmCall(LlmErrorType.of(e), callStart);
                 return undecided(task.withSql(task.sql(), spent).withExecution(task.execution()), tally,
                         "the comparison call failed: " + Stage.describe(e), start);
             }
-            llmCall("", callStart);
-            metrics.llmTokens(llm.provider(), llm.model(), reply.usage());
             spent = spent.plus(reply.usage());
             Optional<PairwiseTieBreak.Verdict> v = PairwiseTieBreak.parse(reply.text());
             if (v.isEmpty()) {
@@ -330,6 +299,26 @@ public final class GenerateStage extends AbstractStage<QuestionTask> {
     /** The line that makes a candidate's prompt its own: "Candidate 2 of 3: …". */
     public static String candidateLine(int k, int n) {
         return "Candidate " + k + " of " + n + ": write the query independently; check the join keys, the filters and the date bounds.";
+    }
+
+    /**
+     * One LLM call, counted as the metrics read it: its duration and error type (recorded before the runner retries a
+     * failure: each try is one call), and its tokens. A cancellation while waiting for a slot made no call: not counted.
+     */
+    private LlmClient.Reply complete(LlmClient.Prompt prompt) {
+        long start = System.nanoTime();
+        LlmClient.Reply reply;
+        try {
+            reply = llm.complete(prompt);
+        } catch (dev.sqloop.common.runtime.Cancellations.Cancelled c) {
+            throw c;
+        } catch (RuntimeException e) {
+            llmCall(LlmErrorType.of(e), start);
+            throw e;
+        }
+        llmCall("", start);
+        metrics.llmTokens(llm.provider(), llm.model(), reply.usage());
+        return reply;
     }
 
     private void llmCall(String errorType, long startNanos) {
