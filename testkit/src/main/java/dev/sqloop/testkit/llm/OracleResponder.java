@@ -194,13 +194,7 @@ public final class OracleResponder implements Responder {
     /** The mistake a failing candidate answers first (null when none of the question's can fail). */
     private Injection candidateMistake(String question) {
         if (failing.getOrDefault(question, Set.of()).isEmpty() && failingRate == 0) return null;
-        String sql = gold.get(question).strip();
-        while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
-        for (Fault f : List.of(Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO)) {
-            Injection i = tryInject(f, question, sql, dialectOf(question));
-            if (i != null) return i;
-        }
-        return null;
+        return firstApplicable(question, List.of(Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO));
     }
 
     /**
@@ -211,10 +205,8 @@ public final class OracleResponder implements Responder {
     public String silentVariantFor(String question, int k) {
         boolean listed = silent.byQuestion().getOrDefault(question, Set.of()).contains(k);
         if (!listed && !(silent.rate() > 0 && uniform(seed, question, k) < silent.rate())) return null;
-        String sql = gold.get(question);
+        String sql = goldOf(question);
         if (sql == null) return null;
-        sql = sql.strip();
-        while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
         List<String> variants = SilentVariants.of(sql);
         if (variants.isEmpty()) return null;
         return variants.get(Math.floorMod(question.hashCode() + k - 1, variants.size()));
@@ -365,17 +357,30 @@ public final class OracleResponder implements Responder {
     // ------------------------------------------------------------------ fault injection
 
     private Injection inject(String question) {
-        String sql = gold.get(question);
-        if (sql == null) throw new IllegalArgumentException("no gold SQL for question: " + question);
-        sql = sql.strip();
-        while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
+        if (!gold.containsKey(question)) throw new IllegalArgumentException("no gold SQL for question: " + question);
         Fault fault = assigned.containsKey(question) ? assigned.get(question) : draw(question);
-        List<Fault> order = new ArrayList<>(List.of(fault, Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO, Fault.PROSE));
-        for (Fault f : order) {
+        Injection i = firstApplicable(question, List.of(fault, Fault.WRONG_COLUMN, Fault.SYNTAX_SLIP, Fault.KEYWORD_TYPO, Fault.PROSE));
+        if (i == null) throw new IllegalStateException("unreachable: prose always applies");
+        return i;
+    }
+
+    /** The first of {@code faults} that applies to the question's gold SQL, or null. */
+    private Injection firstApplicable(String question, List<Fault> faults) {
+        String sql = goldOf(question);
+        for (Fault f : faults) {
             Injection i = tryInject(f, question, sql, dialectOf(question));
             if (i != null) return i;
         }
-        throw new IllegalStateException("unreachable: prose always applies");
+        return null;
+    }
+
+    /** The question's gold SQL without surrounding space and trailing semicolons; null when it has none. */
+    private String goldOf(String question) {
+        String sql = gold.get(question);
+        if (sql == null) return null;
+        sql = sql.strip();
+        while (sql.endsWith(";")) sql = sql.substring(0, sql.length() - 1).strip();
+        return sql;
     }
 
     private Fault draw(String question) {
